@@ -1,0 +1,161 @@
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace LowLatencyLog.Core;
+
+/// <summary>
+/// Bounded multi-producer, single-consumer queue: a chain of <see cref="QueueSegment"/> rings. With
+/// <see cref="OverflowAction.Grow"/> a full ring is sealed and a larger one linked after it, so no producer can write
+/// into a ring the worker has left and each producer's items stay in order; otherwise there is only one ring.
+/// </summary>
+/// <remarks>
+/// Producers contend only on the tail of the current ring (one compare-and-swap each); there is no lock, so
+/// throughput does not collapse as producers are added the way <c>BlockingCollection</c> does.
+/// The capacity is rounded up to a power of two so a position maps to a slot with a mask.
+/// </remarks>
+internal sealed class BoundedQueue : IEventQueue
+{
+    /// <summary>A growing queue stops doubling its segments here.</summary>
+    internal const int MaxSegmentCapacity = 1 << 20;
+
+    private readonly bool _grow;
+    private readonly object _growLock = new object();
+
+    // Producer side: the ring new items go to. Replaced only under _growLock.
+    private QueueSegment _tail;
+    private volatile bool _closed;
+
+    // Worker side: the ring being drained.
+    private QueueSegment _head;
+
+    public BoundedQueue(int capacity, bool grow)
+    {
+        Capacity = RoundUpToPowerOfTwo(capacity);
+        _grow = grow;
+        _tail = _head = new QueueSegment(Capacity);
+    }
+
+    public int Capacity { get; }
+
+    public bool IsClosed => _closed;
+
+    public long Count
+    {
+        get
+        {
+            long count = 0;
+            for (QueueSegment? segment = Volatile.Read(ref _head); segment != null; segment = segment.Next)
+            {
+                count += segment.Count;
+            }
+
+            return count;
+        }
+    }
+
+    public bool HasPending
+    {
+        get
+        {
+            QueueSegment head = _head;
+            return head.HasUnconsumed || head.Next != null;
+        }
+    }
+
+    public bool IsCompleted
+    {
+        get
+        {
+            QueueSegment head = _head;
+            // Sealed first: after the seal the tail is final, so the other two reads cannot be overtaken.
+            return _closed && head.IsSealed && !head.HasUnconsumed && head.Next == null;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public EnqueueResult TryEnqueue(object item)
+    {
+        EnqueueResult result = Volatile.Read(ref _tail).TryEnqueue(item);
+        if (result == EnqueueResult.Enqueued || !_grow)
+        {
+            return result;
+        }
+
+        return EnqueueGrowing(item);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private EnqueueResult EnqueueGrowing(object item)
+    {
+        while (true)
+        {
+            QueueSegment tail = Volatile.Read(ref _tail);
+            EnqueueResult result = tail.TryEnqueue(item);
+            if (result == EnqueueResult.Enqueued)
+            {
+                return result;
+            }
+
+            lock (_growLock)
+            {
+                if (_closed)
+                {
+                    return EnqueueResult.Closed;
+                }
+
+                if (tail != _tail)
+                {
+                    continue; // another producer grew the queue while we waited
+                }
+
+                // Seal before linking: once the worker moves past this ring, nobody can still be writing into it.
+                tail.Seal();
+                var next = new QueueSegment(tail.Capacity >= MaxSegmentCapacity ? tail.Capacity : tail.Capacity * 2);
+                tail.Next = next;
+                Volatile.Write(ref _tail, next);
+            }
+        }
+    }
+
+    public int Drain(object?[] buffer)
+    {
+        int count = 0;
+        while (true)
+        {
+            QueueSegment head = _head;
+            count += head.Drain(buffer, count);
+            if (count == buffer.Length || !head.IsSealed || head.HasUnconsumed)
+            {
+                return count;
+            }
+
+            QueueSegment? next = head.Next;
+            if (next == null)
+            {
+                return count;
+            }
+
+            Volatile.Write(ref _head, next);
+        }
+    }
+
+    public void Close()
+    {
+        lock (_growLock)
+        {
+            _closed = true;
+            _tail.Seal();
+        }
+    }
+
+    internal static int RoundUpToPowerOfTwo(int value)
+    {
+        int result = 1;
+        while (result < value && result < (1 << 30))
+        {
+            result <<= 1;
+        }
+
+        return result;
+    }
+}

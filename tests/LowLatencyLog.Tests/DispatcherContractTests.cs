@@ -1,0 +1,443 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using LowLatencyLog.Core;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests;
+
+/// <summary>
+/// The behaviours every async appender shares, checked for each queue the dispatcher runs on.
+/// Nothing here measures time: tests wait on signals with bounded timeouts and assert counts, order and errors.
+/// </summary>
+[TestFixtureSource(typeof(QueueKind), nameof(QueueKind.All))]
+public sealed class DispatcherContractTests
+{
+    private const int LongTimeout = 30_000;
+    private readonly QueueKind _kind;
+    private readonly List<AsyncDispatcher<TestEvent>> _created = new List<AsyncDispatcher<TestEvent>>();
+
+    public DispatcherContractTests(QueueKind kind) => _kind = kind;
+
+    [TearDown]
+    public void CloseEverything()
+    {
+        foreach (var dispatcher in _created)
+        {
+            dispatcher.Close(1000);
+        }
+
+        _created.Clear();
+    }
+
+    [Test]
+    public void Block_EightProducers_EveryEventDeliveredOnceInProducerOrder()
+    {
+        const int producers = 8, perProducer = 100_000;
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 1024, OverflowAction.Block);
+
+        RunProducers(producers, perProducer, (p, i) => Assert.That(dispatcher.Enqueue(new TestEvent(p, i), discardable: true), Is.True));
+
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+        AssertEveryProducerComplete(sink.Events, producers, perProducer);
+        Assert.That(dispatcher.DeliveredCount, Is.EqualTo(producers * perProducer));
+        Assert.That(dispatcher.DiscardedCount, Is.Zero);
+    }
+
+    [Test]
+    public void Batches_AreNeverEmpty_AndEndWithAFlushWhenTheQueueRunsEmpty()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 256, OverflowAction.Block, maxBatchSize: 64);
+        sink.Hold();
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        sink.WaitUntilWorkerIsHeld();
+        for (int i = 1; i < 200; i++)
+        {
+            dispatcher.Enqueue(new TestEvent(0, i), true);
+        }
+
+        sink.Open();
+
+        // No Flush or Close call: the flush must come from the worker running out of work.
+        sink.WaitUntil(() => sink.Count == 200 && sink.Operations.Last() == "F", "the end-of-batch flush");
+        Assert.That(sink.BatchSizes, Has.All.InRange(1, 64));
+        Assert.That(sink.BatchSizes.Length, Is.GreaterThan(1), "200 events held behind one batch arrive in several batches of at most 64");
+        Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, 200)));
+    }
+
+    [Test]
+    public void Close_FullQueueAndSlowSink_DeliversEverythingThenFlushesAndClosesOnce()
+    {
+        const int capacity = 64;
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity, OverflowAction.Block, maxBatchSize: 8);
+        sink.Hold();
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        sink.WaitUntilWorkerIsHeld();
+        for (int i = 1; i <= capacity; i++)
+        {
+            Assert.That(dispatcher.Enqueue(new TestEvent(0, i), true), Is.True);
+        }
+
+        Assert.That(dispatcher.QueueDepth, Is.EqualTo(capacity), "the queue is full");
+        sink.OnDeliver = _ => Thread.Sleep(2); // slow child
+        Task<bool> close = Task.Run(() => dispatcher.Close(LongTimeout));
+        SpinWait.SpinUntil(() => dispatcher.IsClosed, LongTimeout);
+        Assert.That(dispatcher.Enqueue(new TestEvent(1, 0), true), Is.False, "closed: no longer accepting");
+        sink.Open();
+
+        Assert.That(close.Wait(LongTimeout * 2), Is.True, "Close returned");
+        Assert.That(close.Result, Is.True, "everything drained in time");
+        Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, capacity + 1)));
+        Assert.That(sink.CloseCount, Is.EqualTo(1));
+        string[] tail = sink.Operations.TakeLast(2).ToArray();
+        Assert.That(tail, Is.EqualTo(new[] { "F", "C" }), "flushed, then closed");
+        Assert.That(dispatcher.Close(LongTimeout), Is.True, "Close is idempotent");
+        Assert.That(sink.CloseCount, Is.EqualTo(1));
+    }
+
+    [Test]
+    public void Close_HangingSink_ReturnsFalseAndReportsWhatIsLeft()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 128, OverflowAction.Block, maxBatchSize: 8);
+        sink.Hold();
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        sink.WaitUntilWorkerIsHeld();
+        for (int i = 1; i <= 50; i++)
+        {
+            dispatcher.Enqueue(new TestEvent(0, i), true);
+        }
+
+        Task<bool> close = Task.Run(() => dispatcher.Close(200));
+        Assert.That(close.Wait(LongTimeout), Is.True, "Close is bounded by its timeout");
+        Assert.That(close.Result, Is.False);
+        Assert.That(sink.Errors, Has.Some.Contains("50 queued event(s) will not be delivered").And.Contains("batch of 1 event(s)"));
+
+        sink.Open(); // the child returns at last: the worker drops the rest, closes the sink and ends
+        Assert.That(dispatcher.WorkerThread.Join(LongTimeout), Is.True);
+        Assert.That(dispatcher.DeliveredCount, Is.EqualTo(1));
+        Assert.That(dispatcher.UndeliveredCount, Is.EqualTo(50));
+        Assert.That(sink.CloseCount, Is.EqualTo(1));
+    }
+
+    [Test]
+    public void Flush_FalseWhileTheSinkIsHeld_TrueOnceEverythingIsDelivered()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 256, OverflowAction.Block);
+        sink.Hold();
+        for (int i = 0; i < 10; i++)
+        {
+            dispatcher.Enqueue(new TestEvent(0, i), true);
+        }
+
+        sink.WaitUntilWorkerIsHeld();
+        Assert.That(dispatcher.Flush(100), Is.False);
+        sink.Open();
+        Assert.That(dispatcher.Flush(LongTimeout), Is.True);
+        Assert.That(sink.Count, Is.EqualTo(10), "everything accepted before Flush is delivered when it returns true");
+        Assert.That(sink.Operations.Last(), Is.EqualTo("F"), "and the sink was flushed after it");
+    }
+
+    [Test]
+    public void Flush_UnderContinuousLoad_CompletesWithoutWaitingForTheQueueToEmpty()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 1024, OverflowAction.Block);
+        using var stop = new CancellationTokenSource();
+        int sent = 0;
+        Task producer = Task.Run(() =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                dispatcher.Enqueue(new TestEvent(0, sent), true);
+                sent++;
+            }
+        });
+
+        for (int i = 0; i < 20; i++)
+        {
+            Assert.That(dispatcher.Flush(LongTimeout), Is.True);
+        }
+
+        stop.Cancel();
+        producer.Wait(LongTimeout);
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+        Assert.That(sink.Count, Is.EqualTo(sent));
+    }
+
+    [Test]
+    public void Discard_SentEqualsDeliveredPlusDiscarded_AndNonDiscardableEventsAreNeverDropped()
+    {
+        const int capacity = 16, discardablePerProducer = 20_000, producers = 4, important = 200;
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity, OverflowAction.Discard);
+        sink.Hold();
+        dispatcher.Enqueue(new TestEvent(99, 0), true);
+        sink.WaitUntilWorkerIsHeld();
+
+        // Producer 100 sends events that may not be dropped (WARN and above): it waits for room instead.
+        Task importantTask = Task.Run(() =>
+        {
+            for (int i = 0; i < important; i++)
+            {
+                Assert.That(dispatcher.Enqueue(new TestEvent(100, i), discardable: false), Is.True);
+            }
+        });
+        RunProducers(producers, discardablePerProducer, (p, i) => dispatcher.Enqueue(new TestEvent(p, i), discardable: true));
+        Assert.That(dispatcher.DiscardedCount, Is.GreaterThan(0), "the held worker forced discards");
+        sink.Open();
+        Assert.That(importantTask.Wait(LongTimeout), Is.True);
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+
+        long sent = 1 + important + producers * discardablePerProducer;
+        Assert.That(sink.Count + dispatcher.DiscardedCount, Is.EqualTo(sent));
+        Assert.That(sink.Events.Count(e => e.Producer == 100), Is.EqualTo(important));
+        Assert.That(sink.Events.Where(e => e.Producer == 100).Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, important)));
+        Assert.That(sink.ReportedDiscards, Is.EqualTo(dispatcher.DiscardedCount), "every discard was reported once the worker caught up");
+        foreach (var group in sink.Events.GroupBy(e => e.Producer))
+        {
+            int[] sequences = group.Select(e => e.Sequence).ToArray();
+            Assert.That(sequences, Is.Ordered.Ascending, $"producer {group.Key} in order, with gaps where events were dropped");
+        }
+    }
+
+    [Test]
+    public void Discard_ReportArrivesBeforeTheEndOfBatchFlush()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 4, OverflowAction.Discard);
+        sink.Hold();
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        sink.WaitUntilWorkerIsHeld();
+        int accepted = 1;
+        for (int i = 1; i < 100; i++)
+        {
+            if (dispatcher.Enqueue(new TestEvent(0, i), true))
+            {
+                accepted++;
+            }
+        }
+
+        sink.Open();
+        sink.WaitUntil(() => sink.Operations.Contains("W" + (100 - accepted)) && sink.Operations.Last() == "F", "the discard report");
+        string[] operations = sink.Operations;
+        Assert.That(Array.IndexOf(operations, "W" + (100 - accepted)), Is.LessThan(operations.Length - 1));
+        Assert.That(dispatcher.DiscardedCount, Is.EqualTo(100 - accepted));
+    }
+
+    [Test]
+    public void Faults_ASinkThatThrows_IsReportedAndLaterEventsStillFlow()
+    {
+        var sink = new RecordingSink
+        {
+            OnDeliver = events =>
+            {
+                if (events.Any(e => e.Sequence % 10 == 0))
+                {
+                    throw new InvalidOperationException("child failed on " + events[0]);
+                }
+            },
+        };
+        int flushFailures = 0;
+        sink.OnFlush = () =>
+        {
+            if (Interlocked.Increment(ref flushFailures) == 1)
+            {
+                throw new InvalidOperationException("flush failed");
+            }
+        };
+        var dispatcher = Start(sink, capacity: 64, OverflowAction.Block);
+        for (int i = 0; i < 100; i++)
+        {
+            dispatcher.Enqueue(new TestEvent(0, i), true);
+            Assert.That(dispatcher.Flush(LongTimeout), Is.True); // one event per batch
+        }
+
+        Assert.That(sink.Count, Is.EqualTo(100));
+        Assert.That(sink.Errors.Count(e => e.Contains("child failed")), Is.EqualTo(10));
+        Assert.That(sink.Errors, Has.Some.Contains("flush failed"));
+        Assert.That(dispatcher.WorkerThread.IsAlive, Is.True);
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+    }
+
+    [Test]
+    public void Worker_IsOneNamedBackgroundThread_WithoutTheCallersExecutionContext()
+    {
+        var local = new AsyncLocal<string>{ Value = "caller's value" };
+        string? seen = "not run";
+        Thread? worker = null;
+        var sink = new RecordingSink
+        {
+            OnDeliver = _ =>
+            {
+                seen = local.Value;
+                worker = Thread.CurrentThread;
+            },
+        };
+        var dispatcher = Start(sink, capacity: 16, OverflowAction.Block, name: "MyAsyncAppender");
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        Assert.That(dispatcher.Flush(LongTimeout), Is.True);
+
+        Assert.That(worker, Is.SameAs(dispatcher.WorkerThread));
+        Assert.That(worker!.Name, Is.EqualTo("MyAsyncAppender"));
+        Assert.That(worker.IsBackground, Is.True, "never keeps the process alive");
+        Assert.That(seen, Is.Null, "AsyncLocal values of the thread that started the worker do not flow into it");
+    }
+
+    [Test]
+    public void Worker_WokenEveryTimeAfterParking()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 16, OverflowAction.Block);
+        for (int i = 0; i < 300; i++)
+        {
+            Assert.That(SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting, LongTimeout), Is.True, "the idle worker parks");
+            dispatcher.Enqueue(new TestEvent(0, i), true);
+            sink.WaitUntilCount(i + 1);
+        }
+    }
+
+    [Test]
+    public void Close_RejectsLaterEventsWithOneReportedError()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 16, OverflowAction.Block);
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+
+        Assert.That(dispatcher.Enqueue(new TestEvent(0, 1), true), Is.False);
+        Assert.That(dispatcher.Enqueue(new TestEvent(0, 2), false), Is.False);
+        Assert.That(dispatcher.RejectedAfterCloseCount, Is.EqualTo(2));
+        Assert.That(sink.Errors.Count(e => e.Contains("after the appender was closed")), Is.EqualTo(1));
+        Assert.That(sink.Count, Is.EqualTo(1));
+        Assert.That(dispatcher.Flush(1000), Is.True, "a closed, drained dispatcher has nothing left to flush");
+    }
+
+    [Test]
+    public void Close_FromInsideTheSink_DoesNotDeadlock()
+    {
+        AsyncDispatcher<TestEvent>? dispatcher = null;
+        bool? innerResult = null;
+        var sink = new RecordingSink();
+        sink.OnDeliver = events =>
+        {
+            if (events.Any(e => e.Sequence == 5))
+            {
+                innerResult = dispatcher!.Close(LongTimeout); // e.g. a child that reconfigures log4net
+            }
+        };
+        dispatcher = Start(sink, capacity: 64, OverflowAction.Block);
+        for (int i = 0; i < 10; i++)
+        {
+            dispatcher.Enqueue(new TestEvent(0, i), true);
+            dispatcher.Flush(LongTimeout);
+        }
+
+        Assert.That(dispatcher.WorkerThread.Join(LongTimeout), Is.True);
+        Assert.That(innerResult, Is.False, "the worker cannot wait for itself");
+        Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, 6)));
+        Assert.That(sink.CloseCount, Is.EqualTo(1));
+    }
+
+    [Test]
+    public void Grow_BeyondCapacity_KeepsEverythingInOrderWithoutBlocking()
+    {
+        if (!_kind.SupportsGrow)
+        {
+            Assert.Ignore($"{_kind} does not grow");
+        }
+
+        const int producers = 4, perProducer = 25_000;
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 16, OverflowAction.Grow);
+        sink.Hold();
+        dispatcher.Enqueue(new TestEvent(99, 0), true);
+        sink.WaitUntilWorkerIsHeld();
+
+        // The worker is held for the whole run, so every producer must finish without room being freed.
+        RunProducers(producers, perProducer, (p, i) => Assert.That(dispatcher.Enqueue(new TestEvent(p, i), true), Is.True));
+        Assert.That(dispatcher.QueueDepth, Is.EqualTo(producers * perProducer));
+        sink.Open();
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+        AssertEveryProducerComplete(sink.Events.Where(e => e.Producer != 99).ToArray(), producers, perProducer);
+    }
+
+    [Test]
+    public void Enqueue_AllocatesNothingOnTheProducerThread()
+    {
+        const int count = 50_000;
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 1 << 17, OverflowAction.Block);
+        var events = Enumerable.Range(0, 2 * count).Select(i => new TestEvent(0, i)).ToArray();
+        for (int i = 0; i < count; i++)
+        {
+            dispatcher.Enqueue(events[i], true); // warm up: JIT and tiering allocate
+        }
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = count; i < 2 * count; i++)
+        {
+            dispatcher.Enqueue(events[i], true);
+        }
+
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.That(allocated, Is.Zero, $"{allocated} bytes for {count} enqueues");
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+        Assert.That(sink.Count, Is.EqualTo(2 * count));
+    }
+
+    private AsyncDispatcher<TestEvent> Start(
+        RecordingSink sink, int capacity, OverflowAction overflow, int maxBatchSize = 256, string name = "test")
+    {
+        var dispatcher = new AsyncDispatcher<TestEvent>(name, _kind.Create(capacity, overflow), sink, overflow, maxBatchSize);
+        _created.Add(dispatcher);
+        dispatcher.Start();
+        return dispatcher;
+    }
+
+    private static void RunProducers(int producers, int perProducer, Action<int, int> send)
+    {
+        using var ready = new Barrier(producers);
+        var threads = Enumerable.Range(0, producers).Select(p => new Thread(() =>
+        {
+            ready.SignalAndWait();
+            for (int i = 0; i < perProducer; i++)
+            {
+                send(p, i);
+            }
+        })).ToArray();
+        foreach (var thread in threads)
+        {
+            thread.Start();
+        }
+
+        foreach (var thread in threads)
+        {
+            Assert.That(thread.Join(TimeSpan.FromMinutes(2)), Is.True, "producer finished");
+        }
+    }
+
+    private static void AssertEveryProducerComplete(TestEvent[] events, int producers, int perProducer)
+    {
+        Assert.That(events.Length, Is.EqualTo(producers * perProducer));
+        var next = new int[producers];
+        foreach (var e in events)
+        {
+            if (e.Sequence != next[e.Producer])
+            {
+                Assert.Fail($"producer {e.Producer}: expected {next[e.Producer]}, got {e.Sequence}");
+            }
+
+            next[e.Producer]++;
+        }
+
+        Assert.That(next, Has.All.EqualTo(perProducer));
+    }
+}
