@@ -48,6 +48,26 @@ public sealed class DispatcherContractTests
         Assert.That(dispatcher.DiscardedCount, Is.Zero);
     }
 
+    [TestCase(false)]
+    [TestCase(true)]
+    public void Stress_SixteenProducersRacingATinyBuffer_LoseNothingAndKeepOrder(bool grow)
+    {
+        OverflowAction overflow = grow ? OverflowAction.Grow : OverflowAction.Block;
+        if (grow && !_kind.SupportsGrow)
+        {
+            Assert.Ignore($"{_kind} does not grow");
+        }
+
+        const int producers = 16, perProducer = 50_000;
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity: 64, overflow, maxBatchSize: 16);
+
+        RunProducers(producers, perProducer, (p, i) => Assert.That(dispatcher.Enqueue(new TestEvent(p, i), discardable: true), Is.True));
+
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+        AssertEveryProducerComplete(sink.Events, producers, perProducer);
+    }
+
     [Test]
     public void Batches_AreNeverEmpty_AndEndWithAFlushWhenTheQueueRunsEmpty()
     {

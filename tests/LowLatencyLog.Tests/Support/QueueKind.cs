@@ -19,6 +19,7 @@ public sealed class QueueKind
     public static QueueKind[] All { get; } =
     {
         new QueueKind("BoundedQueue", supportsGrow: true, (capacity, overflow) => new BoundedQueue(capacity, overflow == OverflowAction.Grow)),
+        new QueueKind("HotSwapQueue", supportsGrow: true, (capacity, overflow) => new HotSwapQueue(capacity, overflow == OverflowAction.Grow)),
     };
 
     public string Name { get; }

@@ -1,0 +1,299 @@
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace LowLatencyLog.Core;
+
+/// <summary>
+/// Two buffers: producers append to the active one while the worker drains the other, and the worker swaps them when it
+/// has drained its buffer and events are waiting. Producers never wait for the worker except when the active buffer is
+/// full.
+/// </summary>
+/// <remarks>
+/// <para>A producer claims an index with an interlocked increment of the active buffer's claim counter (a full fence) and
+/// publishes its item into that slot with a release write. Claims at or beyond the capacity fail (full), or with
+/// <see cref="OverflowAction.Grow"/> append to the buffer's overflow list under its lock.</para>
+/// <para>To swap, the worker (under <c>_swapLock</c>, which only the worker and <see cref="Close"/> take) publishes the
+/// standby buffer as active while its counter still reads <see cref="ClosedMark"/>, then opens it by exchanging the counter
+/// to 0, and finally closes the old buffer by exchanging its counter to <see cref="ClosedMark"/>. The value that exchange
+/// returns is the exact number of claims the old buffer received; any later claim sees a value past
+/// <see cref="ClosedMark"/> and retries on the new active buffer. A producer's items therefore go into buffers in the
+/// order the worker drains them, and the worker knows exactly how many slots to wait for.</para>
+/// </remarks>
+internal sealed class HotSwapQueue : IEventQueue
+{
+    internal const long ClosedMark = 1L << 62;
+
+    private readonly bool _grow;
+    private readonly object _swapLock = new object();
+
+    // Producers read this; the worker replaces it under _swapLock.
+    private SwapBuffer _active;
+    private volatile bool _closed;
+
+    // Worker side.
+    private SwapBuffer? _standby;
+    private SwapBuffer? _draining;
+    private bool _finalBufferTaken;
+    private bool _completed;
+
+    public HotSwapQueue(int capacity, bool grow)
+    {
+        Capacity = capacity;
+        _grow = grow;
+        _active = new SwapBuffer(capacity, grow);
+        _active.Open();
+        _standby = new SwapBuffer(capacity, grow);
+    }
+
+    public int Capacity { get; }
+
+    public bool IsClosed => _closed;
+
+    public bool IsCompleted => _completed;
+
+    public long Count
+    {
+        get
+        {
+            SwapBuffer active = Volatile.Read(ref _active);
+            long claimed = Volatile.Read(ref active.Claimed);
+            long count = claimed >= ClosedMark ? active.Remaining : _grow ? claimed : System.Math.Min(claimed, Capacity);
+            SwapBuffer? draining = Volatile.Read(ref _draining);
+            return draining == null || draining == active ? count : count + draining.Remaining;
+        }
+    }
+
+    public bool HasPending
+    {
+        get
+        {
+            if (_draining != null)
+            {
+                return true;
+            }
+
+            return _closed ? !_completed : Volatile.Read(ref _active.Claimed) != 0;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public EnqueueResult TryEnqueue(object item)
+    {
+        SwapBuffer buffer = Volatile.Read(ref _active);
+        long index = Interlocked.Increment(ref buffer.Claimed) - 1;
+        if (index < buffer.Items.Length)
+        {
+            Volatile.Write(ref buffer.Items[index], item);
+            return EnqueueResult.Enqueued;
+        }
+
+        return EnqueueBeyondCapacity(buffer, index, item);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private EnqueueResult EnqueueBeyondCapacity(SwapBuffer buffer, long index, object item)
+    {
+        while (true)
+        {
+            if (index >= ClosedMark)
+            {
+                if (_closed)
+                {
+                    return EnqueueResult.Closed;
+                }
+
+                Thread.SpinWait(1); // the worker is between the two exchanges of a swap
+            }
+            else if (_grow)
+            {
+                buffer.AddOverflow(item);
+                return EnqueueResult.Enqueued;
+            }
+            else
+            {
+                return EnqueueResult.Full;
+            }
+
+            buffer = Volatile.Read(ref _active);
+            index = Interlocked.Increment(ref buffer.Claimed) - 1;
+            if (index < buffer.Items.Length)
+            {
+                Volatile.Write(ref buffer.Items[index], item);
+                return EnqueueResult.Enqueued;
+            }
+        }
+    }
+
+    public int Drain(object?[] output)
+    {
+        int count = 0;
+        while (count < output.Length)
+        {
+            SwapBuffer? draining = _draining;
+            if (draining == null)
+            {
+                if (!TakeNextBuffer())
+                {
+                    break;
+                }
+
+                continue;
+            }
+
+            count += draining.Drain(output, count);
+            if (!draining.IsExhausted)
+            {
+                break; // output full, or a producer is still writing a claimed slot
+            }
+
+            draining.Recycle();
+            Volatile.Write(ref _draining, null);
+            _standby = draining;
+            if (_finalBufferTaken)
+            {
+                _completed = true;
+                break;
+            }
+        }
+
+        return count;
+    }
+
+    private bool TakeNextBuffer()
+    {
+        lock (_swapLock)
+        {
+            SwapBuffer active = _active;
+            if (_closed)
+            {
+                if (_finalBufferTaken)
+                {
+                    return false;
+                }
+
+                _finalBufferTaken = true; // Close already closed the active buffer and fixed its count
+                Volatile.Write(ref _draining, active);
+                return true;
+            }
+
+            if (Volatile.Read(ref active.Claimed) == 0)
+            {
+                return false;
+            }
+
+            SwapBuffer fresh = _standby!;
+            _standby = null;
+            Volatile.Write(ref _active, fresh);
+            fresh.Open();
+            active.CloseForDraining();
+            Volatile.Write(ref _draining, active);
+            return true;
+        }
+    }
+
+    public void Close()
+    {
+        lock (_swapLock)
+        {
+            if (_closed)
+            {
+                return;
+            }
+
+            _closed = true; // before the exchange below, so a producer that sees the mark also sees this
+            _active.CloseForDraining();
+        }
+    }
+
+    private sealed class SwapBuffer
+    {
+        public readonly object?[] Items;
+        public long Claimed = ClosedMark;
+
+        private readonly object _overflowLock = new object();
+        private readonly bool _grow;
+        private List<object>? _overflow;
+        private long _finalCount = -1;
+        private int _taken;
+
+        public SwapBuffer(int capacity, bool grow)
+        {
+            Items = new object?[capacity];
+            _grow = grow;
+        }
+
+        public long Remaining => _finalCount < 0 ? 0 : Expected - Volatile.Read(ref _taken);
+
+        public bool IsExhausted => _taken == Expected;
+
+        private long Expected => _finalCount < 0 ? 0 : _finalCount;
+
+        public void Open() => Interlocked.Exchange(ref Claimed, 0);
+
+        public void CloseForDraining()
+        {
+            long claims = Interlocked.Exchange(ref Claimed, ClosedMark);
+
+            // Without Grow, claims past the capacity failed (Full) and left nothing to drain.
+            _finalCount = _grow ? claims : System.Math.Min(claims, Items.Length);
+        }
+
+        public void AddOverflow(object item)
+        {
+            lock (_overflowLock)
+            {
+                (_overflow ??= new List<object>()).Add(item);
+            }
+        }
+
+        public int Drain(object?[] output, int offset)
+        {
+            int capacity = Items.Length;
+            int count = offset;
+            while (count < output.Length && _taken < Expected)
+            {
+                object? item;
+                if (_taken < capacity)
+                {
+                    item = Volatile.Read(ref Items[_taken]);
+                    if (item == null)
+                    {
+                        break; // claimed, not yet written
+                    }
+
+                    Items[_taken] = null;
+                }
+                else
+                {
+                    lock (_overflowLock)
+                    {
+                        int at = _taken - capacity;
+                        if (_overflow == null || at >= _overflow.Count)
+                        {
+                            break; // a growing producer claimed past the capacity and has not appended yet
+                        }
+
+                        item = _overflow[at];
+                    }
+                }
+
+                output[count++] = item;
+                Volatile.Write(ref _taken, _taken + 1);
+            }
+
+            return count - offset;
+        }
+
+        public void Recycle()
+        {
+            lock (_overflowLock)
+            {
+                _overflow = null;
+            }
+
+            _finalCount = -1;
+            Volatile.Write(ref _taken, 0);
+        }
+    }
+}
