@@ -15,13 +15,13 @@ public sealed class BoundedQueueTests
     [TestCase(1025, 2048)]
     public void Capacity_IsRoundedUpToAPowerOfTwo(int requested, int expected)
     {
-        Assert.That(new BoundedQueue(requested, grow: false).Capacity, Is.EqualTo(expected));
+        Assert.That(new BoundedQueue<int>(requested, grow: false).Capacity, Is.EqualTo(expected));
     }
 
     [Test]
     public void Full_AtCapacity_AndFreedByDraining()
     {
-        var queue = new BoundedQueue(8, grow: false);
+        var queue = new BoundedQueue<int>(8, grow: false);
         for (int i = 0; i < 8; i++)
         {
             Assert.That(queue.TryEnqueue(i), Is.EqualTo(EnqueueResult.Enqueued));
@@ -30,9 +30,9 @@ public sealed class BoundedQueueTests
         Assert.That(queue.TryEnqueue(8), Is.EqualTo(EnqueueResult.Full));
         Assert.That(queue.Count, Is.EqualTo(8));
 
-        var buffer = new object?[3];
+        var buffer = new int[3];
         Assert.That(queue.Drain(buffer), Is.EqualTo(3));
-        Assert.That(buffer, Is.EqualTo(new object[] { 0, 1, 2 }));
+        Assert.That(buffer, Is.EqualTo(new[] { 0, 1, 2 }));
         for (int i = 8; i < 11; i++)
         {
             Assert.That(queue.TryEnqueue(i), Is.EqualTo(EnqueueResult.Enqueued), "a freed slot is reused on the next lap");
@@ -45,7 +45,7 @@ public sealed class BoundedQueueTests
     [Test]
     public void Close_RefusesNewItems_DrainsClaimedOnes_ThenCompletes()
     {
-        var queue = new BoundedQueue(4, grow: false);
+        var queue = new BoundedQueue<string>(4, grow: false);
         queue.TryEnqueue("a");
         queue.TryEnqueue("b");
         Assert.That(queue.HasPending, Is.True);
@@ -63,7 +63,7 @@ public sealed class BoundedQueueTests
     [Test]
     public void Grow_LinksLargerSegmentsAndKeepsOrder()
     {
-        var queue = new BoundedQueue(4, grow: true);
+        var queue = new BoundedQueue<int>(4, grow: true);
         for (int i = 0; i < 1000; i++)
         {
             Assert.That(queue.TryEnqueue(i), Is.EqualTo(EnqueueResult.Enqueued));
@@ -90,10 +90,10 @@ public sealed class BoundedQueueTests
         Assert.That(line, Is.GreaterThanOrEqualTo(64));
     }
 
-    private static object?[] DrainAll(IEventQueue queue)
+    private static T[] DrainAll<T>(IEventQueue<T> queue)
     {
-        var all = new System.Collections.Generic.List<object?>();
-        var buffer = new object?[5];
+        var all = new System.Collections.Generic.List<T>();
+        var buffer = new T[5];
         int n;
         while ((n = queue.Drain(buffer)) > 0)
         {

@@ -416,7 +416,7 @@ public sealed class DispatcherContractTests
     private AsyncDispatcher<TestEvent> Start(
         RecordingSink sink, int capacity, OverflowAction overflow, int maxBatchSize = 256, string name = "test")
     {
-        var dispatcher = new AsyncDispatcher<TestEvent>(name, _kind.Create(capacity, overflow), sink, overflow, maxBatchSize);
+        var dispatcher = new AsyncDispatcher<TestEvent>(name, _kind.Factory, capacity, sink, overflow, maxBatchSize);
         _created.Add(dispatcher);
         dispatcher.Start();
         return dispatcher;

@@ -5,7 +5,7 @@ using System.Threading;
 namespace LowLatencyLog.Core;
 
 /// <summary>
-/// The mechanism the three async appenders share: producers put items in an <see cref="IEventQueue"/>; one dedicated
+/// The mechanism the three async appenders share: producers put items in an <see cref="IEventQueue{T}"/>; one dedicated
 /// worker thread drains it in batches into an <see cref="IBatchSink{T}"/>, flushes the sink whenever the queue runs
 /// empty, accounts for discards, contains faults, and drains on <see cref="Close"/>.
 /// </summary>
@@ -22,13 +22,12 @@ namespace LowLatencyLog.Core;
 /// completes it after delivering what precedes it and flushing the sink, so flushing costs the hot path nothing.</para>
 /// </remarks>
 internal sealed class AsyncDispatcher<T>
-    where T : class
 {
     private const int SpinsBeforeBlocking = 64;
     private const int SpinsBeforeParking = 256;
     private const int BlockedWaitMilliseconds = 100; // a safety net only; the protocol above does the waking
 
-    private readonly IEventQueue _queue;
+    private readonly IEventQueue<Envelope<T>> _queue;
     private readonly IBatchSink<T> _sink;
     private readonly OverflowAction _overflow;
     private readonly int _maxBatchSize;
@@ -56,8 +55,15 @@ internal sealed class AsyncDispatcher<T>
     private volatile bool _abandoned;
     private long _undelivered;
 
-    public AsyncDispatcher(string name, IEventQueue queue, IBatchSink<T> sink, OverflowAction overflow, int maxBatchSize)
+    public AsyncDispatcher(
+        string name, IQueueFactory queueFactory, int capacity, IBatchSink<T> sink, OverflowAction overflow, int maxBatchSize)
     {
+        if (overflow == OverflowAction.Grow && !queueFactory.SupportsGrow)
+        {
+            throw new ArgumentException("This queue cannot grow.", nameof(overflow));
+        }
+
+        IEventQueue<Envelope<T>> queue = queueFactory.Create<Envelope<T>>(capacity, overflow == OverflowAction.Grow);
         _queue = queue;
         _sink = sink;
         _overflow = overflow;
@@ -104,9 +110,9 @@ internal sealed class AsyncDispatcher<T>
     /// <param name="item">The item to deliver.</param>
     /// <param name="discardable">With <see cref="OverflowAction.Discard"/>, whether the item may be dropped when full.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool Enqueue(T item, bool discardable)
+    public bool Enqueue(in T item, bool discardable)
     {
-        if (_queue.TryEnqueue(item) == EnqueueResult.Enqueued)
+        if (_queue.TryEnqueue(new Envelope<T>(item)) == EnqueueResult.Enqueued)
         {
             if (Volatile.Read(ref _workerWaiting) != 0)
             {
@@ -120,11 +126,12 @@ internal sealed class AsyncDispatcher<T>
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool EnqueueSlow(T item, bool discardable)
+    private bool EnqueueSlow(in T item, bool discardable)
     {
+        var envelope = new Envelope<T>(item);
         if (_overflow == OverflowAction.Discard && discardable)
         {
-            EnqueueResult result = _queue.TryEnqueue(item);
+            EnqueueResult result = _queue.TryEnqueue(envelope);
             if (result == EnqueueResult.Full)
             {
                 Interlocked.Increment(ref _discarded);
@@ -134,7 +141,7 @@ internal sealed class AsyncDispatcher<T>
             return Accepted(result);
         }
 
-        return Accepted(EnqueueWaiting(item, Timeout.Infinite));
+        return Accepted(EnqueueWaiting(envelope, Timeout.Infinite));
     }
 
     private bool Accepted(EnqueueResult result)
@@ -158,7 +165,7 @@ internal sealed class AsyncDispatcher<T>
     }
 
     /// <summary>Enqueues, waiting for room; returns <see cref="EnqueueResult.Full"/> only if the timeout passed.</summary>
-    private EnqueueResult EnqueueWaiting(object item, int timeoutMilliseconds)
+    private EnqueueResult EnqueueWaiting(in Envelope<T> item, int timeoutMilliseconds)
     {
         for (int spin = 0; spin < SpinsBeforeBlocking; spin++)
         {
@@ -242,7 +249,7 @@ internal sealed class AsyncDispatcher<T>
 
         int start = Environment.TickCount;
         var request = new FlushRequest();
-        EnqueueResult result = EnqueueWaiting(request, timeoutMilliseconds);
+        EnqueueResult result = EnqueueWaiting(new Envelope<T>(request), timeoutMilliseconds);
         if (result == EnqueueResult.Full)
         {
             return false;
@@ -304,7 +311,8 @@ internal sealed class AsyncDispatcher<T>
 
     private void Run()
     {
-        var buffer = new object?[_maxBatchSize];
+        var buffer = new Envelope<T>[_maxBatchSize];
+        var items = new T[_maxBatchSize];
         while (true)
         {
             int count;
@@ -321,8 +329,7 @@ internal sealed class AsyncDispatcher<T>
             if (count > 0)
             {
                 ReleaseBlockedProducers();
-                Process(buffer, count);
-                Array.Clear(buffer, 0, count); // keep no references to delivered events
+                Process(buffer, count, items);
                 if (_abandoned)
                 {
                     break;
@@ -346,51 +353,50 @@ internal sealed class AsyncDispatcher<T>
             Park();
         }
 
-        Finish();
+        Finish(buffer);
     }
 
-    private void Process(object?[] buffer, int count)
+    private void Process(Envelope<T>[] buffer, int count, T[] items)
     {
-        int start = 0;
+        int pending = 0;
         for (int i = 0; i < count; i++)
         {
-            if (buffer[i] is FlushRequest request)
+            FlushRequest? request = buffer[i].Flush;
+            if (request == null)
             {
-                DeliverRange(buffer, start, i);
-                CaughtUp();
-                request.Complete(delivered: true);
-                start = i + 1;
+                items[pending++] = buffer[i].Item;
+                continue;
             }
+
+            Deliver(items, pending);
+            pending = 0;
+            CaughtUp();
+            request.Complete(delivered: true);
         }
 
-        DeliverRange(buffer, start, count);
+        Deliver(items, pending);
+        Array.Clear(buffer, 0, count); // keep no references to delivered events
     }
 
-    private void DeliverRange(object?[] buffer, int start, int end)
+    private void Deliver(T[] items, int count)
     {
-        int length = end - start;
-        if (length == 0 || _abandoned)
+        if (count == 0 || _abandoned)
         {
             return;
         }
 
-        var events = new T[length];
-        for (int i = 0; i < length; i++)
-        {
-            events[i] = (T)buffer[start + i]!;
-        }
-
-        Volatile.Write(ref _inFlight, length);
+        Volatile.Write(ref _inFlight, count);
         try
         {
-            _sink.Deliver(events);
+            _sink.Deliver(items, count);
         }
         catch (Exception e)
         {
             SafeReportError("A child appender failed on a batch; delivery goes on.", e);
         }
 
-        Interlocked.Add(ref _delivered, length);
+        Array.Clear(items, 0, count);
+        Interlocked.Add(ref _delivered, count);
         Volatile.Write(ref _inFlight, 0);
         _deliveredSinceFlush = true;
     }
@@ -443,15 +449,26 @@ internal sealed class AsyncDispatcher<T>
         _wake.Wait();
     }
 
-    private void Finish()
+    private void Finish(Envelope<T>[] buffer)
     {
         if (_abandoned)
         {
-            var buffer = new object?[_maxBatchSize];
+            // Close gave up waiting: count what is left instead of delivering it.
             int count;
             while ((count = _queue.Drain(buffer)) > 0 || !_queue.IsCompleted)
             {
-                Interlocked.Add(ref _undelivered, CountEvents(buffer, count));
+                for (int i = 0; i < count; i++)
+                {
+                    if (buffer[i].Flush is FlushRequest request)
+                    {
+                        request.Complete(delivered: false);
+                    }
+                    else
+                    {
+                        Interlocked.Increment(ref _undelivered);
+                    }
+                }
+
                 Array.Clear(buffer, 0, count);
             }
         }
@@ -470,24 +487,6 @@ internal sealed class AsyncDispatcher<T>
         }
 
         _stopped.Set();
-    }
-
-    private static int CountEvents(object?[] buffer, int count)
-    {
-        int events = 0;
-        for (int i = 0; i < count; i++)
-        {
-            if (buffer[i] is FlushRequest request)
-            {
-                request.Complete(delivered: false);
-            }
-            else
-            {
-                events++;
-            }
-        }
-
-        return events;
     }
 
     private void SafeFlush()
@@ -514,7 +513,7 @@ internal sealed class AsyncDispatcher<T>
         }
     }
 
-    private sealed class FlushRequest
+    internal sealed class FlushRequest
     {
         private readonly ManualResetEventSlim _done = new ManualResetEventSlim(false);
         private volatile bool _delivered;
@@ -526,5 +525,24 @@ internal sealed class AsyncDispatcher<T>
         }
 
         public bool Wait(int timeoutMilliseconds) => _done.Wait(timeoutMilliseconds) && _delivered;
+    }
+}
+
+/// <summary>What a queue slot holds for the dispatcher: an item, or a flush marker.</summary>
+internal readonly struct Envelope<T>
+{
+    public readonly T Item;
+    public readonly AsyncDispatcher<T>.FlushRequest? Flush;
+
+    public Envelope(in T item)
+    {
+        Item = item;
+        Flush = null;
+    }
+
+    public Envelope(AsyncDispatcher<T>.FlushRequest flush)
+    {
+        Item = default!;
+        Flush = flush;
     }
 }

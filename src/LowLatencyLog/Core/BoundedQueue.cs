@@ -4,7 +4,7 @@ using System.Threading;
 namespace LowLatencyLog.Core;
 
 /// <summary>
-/// Bounded multi-producer, single-consumer queue: a chain of <see cref="QueueSegment"/> rings. With
+/// Bounded multi-producer, single-consumer queue: a chain of <see cref="QueueSegment{T}"/> rings. With
 /// <see cref="OverflowAction.Grow"/> a full ring is sealed and a larger one linked after it, so no producer can write
 /// into a ring the worker has left and each producer's items stay in order; otherwise there is only one ring.
 /// </summary>
@@ -13,26 +13,24 @@ namespace LowLatencyLog.Core;
 /// throughput does not collapse as producers are added the way <c>BlockingCollection</c> does.
 /// The capacity is rounded up to a power of two so a position maps to a slot with a mask.
 /// </remarks>
-internal sealed class BoundedQueue : IEventQueue
+internal sealed class BoundedQueue<T> : IEventQueue<T>
 {
-    /// <summary>A growing queue stops doubling its segments here.</summary>
-    internal const int MaxSegmentCapacity = 1 << 20;
 
     private readonly bool _grow;
     private readonly object _growLock = new object();
 
     // Producer side: the ring new items go to. Replaced only under _growLock.
-    private QueueSegment _tail;
+    private QueueSegment<T> _tail;
     private volatile bool _closed;
 
     // Worker side: the ring being drained.
-    private QueueSegment _head;
+    private QueueSegment<T> _head;
 
     public BoundedQueue(int capacity, bool grow)
     {
-        Capacity = RoundUpToPowerOfTwo(capacity);
+        Capacity = QueueLimits.RoundUpToPowerOfTwo(capacity);
         _grow = grow;
-        _tail = _head = new QueueSegment(Capacity);
+        _tail = _head = new QueueSegment<T>(Capacity);
     }
 
     public int Capacity { get; }
@@ -44,7 +42,7 @@ internal sealed class BoundedQueue : IEventQueue
         get
         {
             long count = 0;
-            for (QueueSegment? segment = Volatile.Read(ref _head); segment != null; segment = segment.Next)
+            for (QueueSegment<T>? segment = Volatile.Read(ref _head); segment != null; segment = segment.Next)
             {
                 count += segment.Count;
             }
@@ -57,7 +55,7 @@ internal sealed class BoundedQueue : IEventQueue
     {
         get
         {
-            QueueSegment head = _head;
+            QueueSegment<T> head = _head;
             return head.HasUnconsumed || head.Next != null;
         }
     }
@@ -66,14 +64,14 @@ internal sealed class BoundedQueue : IEventQueue
     {
         get
         {
-            QueueSegment head = _head;
+            QueueSegment<T> head = _head;
             // Sealed first: after the seal the tail is final, so the other two reads cannot be overtaken.
             return _closed && head.IsSealed && !head.HasUnconsumed && head.Next == null;
         }
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public EnqueueResult TryEnqueue(object item)
+    public EnqueueResult TryEnqueue(in T item)
     {
         EnqueueResult result = Volatile.Read(ref _tail).TryEnqueue(item);
         if (result == EnqueueResult.Enqueued || !_grow)
@@ -85,11 +83,11 @@ internal sealed class BoundedQueue : IEventQueue
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private EnqueueResult EnqueueGrowing(object item)
+    private EnqueueResult EnqueueGrowing(in T item)
     {
         while (true)
         {
-            QueueSegment tail = Volatile.Read(ref _tail);
+            QueueSegment<T> tail = Volatile.Read(ref _tail);
             EnqueueResult result = tail.TryEnqueue(item);
             if (result == EnqueueResult.Enqueued)
             {
@@ -110,26 +108,26 @@ internal sealed class BoundedQueue : IEventQueue
 
                 // Seal before linking: once the worker moves past this ring, nobody can still be writing into it.
                 tail.Seal();
-                var next = new QueueSegment(tail.Capacity >= MaxSegmentCapacity ? tail.Capacity : tail.Capacity * 2);
+                var next = new QueueSegment<T>(tail.Capacity >= QueueLimits.MaxSegmentCapacity ? tail.Capacity : tail.Capacity * 2);
                 tail.Next = next;
                 Volatile.Write(ref _tail, next);
             }
         }
     }
 
-    public int Drain(object?[] buffer)
+    public int Drain(T[] buffer)
     {
         int count = 0;
         while (true)
         {
-            QueueSegment head = _head;
+            QueueSegment<T> head = _head;
             count += head.Drain(buffer, count);
             if (count == buffer.Length || !head.IsSealed || head.HasUnconsumed)
             {
                 return count;
             }
 
-            QueueSegment? next = head.Next;
+            QueueSegment<T>? next = head.Next;
             if (next == null)
             {
                 return count;
@@ -147,6 +145,13 @@ internal sealed class BoundedQueue : IEventQueue
             _tail.Seal();
         }
     }
+
+}
+
+internal static class QueueLimits
+{
+    /// <summary>A growing queue stops doubling its segments here.</summary>
+    internal const int MaxSegmentCapacity = 1 << 20;
 
     internal static int RoundUpToPowerOfTwo(int value)
     {

@@ -10,8 +10,8 @@ namespace LowLatencyLog.Core;
 /// full.
 /// </summary>
 /// <remarks>
-/// <para>A producer claims an index with an interlocked increment of the active buffer's claim counter (a full fence) and
-/// publishes its item into that slot with a release write. Claims at or beyond the capacity fail (full), or with
+/// <para>A producer claims an index with an interlocked increment of the active buffer's claim counter (a full fence),
+/// copies its item into that slot and publishes it with a release write of the slot's <c>Written</c> flag. Claims at or beyond the capacity fail (full), or with
 /// <see cref="OverflowAction.Grow"/> append to the buffer's overflow list under its lock.</para>
 /// <para>To swap, the worker (under <c>_swapLock</c>, which only the worker and <see cref="Close"/> take) publishes the
 /// standby buffer as active while its counter still reads <see cref="ClosedMark"/>, then opens it by exchanging the counter
@@ -20,7 +20,7 @@ namespace LowLatencyLog.Core;
 /// <see cref="ClosedMark"/> and retries on the new active buffer. A producer's items therefore go into buffers in the
 /// order the worker drains them, and the worker knows exactly how many slots to wait for.</para>
 /// </remarks>
-internal sealed class HotSwapQueue : IEventQueue
+internal sealed class HotSwapQueue<T> : IEventQueue<T>
 {
     internal const long ClosedMark = 1L << 62;
 
@@ -78,13 +78,13 @@ internal sealed class HotSwapQueue : IEventQueue
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public EnqueueResult TryEnqueue(object item)
+    public EnqueueResult TryEnqueue(in T item)
     {
         SwapBuffer buffer = Volatile.Read(ref _active);
         long index = Interlocked.Increment(ref buffer.Claimed) - 1;
-        if (index < buffer.Items.Length)
+        if (index < buffer.Slots.Length)
         {
-            Volatile.Write(ref buffer.Items[index], item);
+            buffer.Publish(index, item);
             return EnqueueResult.Enqueued;
         }
 
@@ -92,7 +92,7 @@ internal sealed class HotSwapQueue : IEventQueue
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private EnqueueResult EnqueueBeyondCapacity(SwapBuffer buffer, long index, object item)
+    private EnqueueResult EnqueueBeyondCapacity(SwapBuffer buffer, long index, in T item)
     {
         while (true)
         {
@@ -117,15 +117,15 @@ internal sealed class HotSwapQueue : IEventQueue
 
             buffer = Volatile.Read(ref _active);
             index = Interlocked.Increment(ref buffer.Claimed) - 1;
-            if (index < buffer.Items.Length)
+            if (index < buffer.Slots.Length)
             {
-                Volatile.Write(ref buffer.Items[index], item);
+                buffer.Publish(index, item);
                 return EnqueueResult.Enqueued;
             }
         }
     }
 
-    public int Drain(object?[] output)
+    public int Drain(T[] output)
     {
         int count = 0;
         while (count < output.Length)
@@ -208,26 +208,34 @@ internal sealed class HotSwapQueue : IEventQueue
 
     private sealed class SwapBuffer
     {
-        public readonly object?[] Items;
+        public readonly Slot[] Slots;
         public long Claimed = ClosedMark;
 
         private readonly object _overflowLock = new object();
         private readonly bool _grow;
-        private List<object>? _overflow;
+        private List<T>? _overflow;
         private long _finalCount = -1;
         private int _taken;
 
         public SwapBuffer(int capacity, bool grow)
         {
-            Items = new object?[capacity];
+            Slots = new Slot[capacity];
             _grow = grow;
         }
 
-        public long Remaining => _finalCount < 0 ? 0 : Expected - Volatile.Read(ref _taken);
+        public long Remaining => _finalCount < 0 ? 0 : _finalCount - Volatile.Read(ref _taken);
 
         public bool IsExhausted => _taken == Expected;
 
         private long Expected => _finalCount < 0 ? 0 : _finalCount;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Publish(long index, in T item)
+        {
+            ref Slot slot = ref Slots[index];
+            slot.Item = item;
+            Volatile.Write(ref slot.Written, 1); // release: the item is visible before the flag
+        }
 
         public void Open() => Interlocked.Exchange(ref Claimed, 0);
 
@@ -236,33 +244,34 @@ internal sealed class HotSwapQueue : IEventQueue
             long claims = Interlocked.Exchange(ref Claimed, ClosedMark);
 
             // Without Grow, claims past the capacity failed (Full) and left nothing to drain.
-            _finalCount = _grow ? claims : System.Math.Min(claims, Items.Length);
+            _finalCount = _grow ? claims : System.Math.Min(claims, Slots.Length);
         }
 
-        public void AddOverflow(object item)
+        public void AddOverflow(in T item)
         {
             lock (_overflowLock)
             {
-                (_overflow ??= new List<object>()).Add(item);
+                (_overflow ??= new List<T>()).Add(item);
             }
         }
 
-        public int Drain(object?[] output, int offset)
+        public int Drain(T[] output, int offset)
         {
-            int capacity = Items.Length;
+            int capacity = Slots.Length;
             int count = offset;
             while (count < output.Length && _taken < Expected)
             {
-                object? item;
                 if (_taken < capacity)
                 {
-                    item = Volatile.Read(ref Items[_taken]);
-                    if (item == null)
+                    ref Slot slot = ref Slots[_taken];
+                    if (Volatile.Read(ref slot.Written) == 0)
                     {
                         break; // claimed, not yet written
                     }
 
-                    Items[_taken] = null;
+                    output[count++] = slot.Item;
+                    slot.Item = default!;
+                    slot.Written = 0; // published to producers by the full fence of the next Open
                 }
                 else
                 {
@@ -274,11 +283,10 @@ internal sealed class HotSwapQueue : IEventQueue
                             break; // a growing producer claimed past the capacity and has not appended yet
                         }
 
-                        item = _overflow[at];
+                        output[count++] = _overflow[at];
                     }
                 }
 
-                output[count++] = item;
                 Volatile.Write(ref _taken, _taken + 1);
             }
 
@@ -294,6 +302,12 @@ internal sealed class HotSwapQueue : IEventQueue
 
             _finalCount = -1;
             Volatile.Write(ref _taken, 0);
+        }
+
+        public struct Slot
+        {
+            public T Item;
+            public int Written;
         }
     }
 }

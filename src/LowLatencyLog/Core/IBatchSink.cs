@@ -7,10 +7,10 @@ namespace LowLatencyLog.Core;
 /// never while a lock that producers need is held.
 /// </summary>
 internal interface IBatchSink<T>
-    where T : class
 {
-    /// <summary>Delivers a batch; never empty. The array belongs to the sink.</summary>
-    void Deliver(T[] events);
+    /// <summary>Delivers <paramref name="count"/> items (never 0) from the start of <paramref name="items"/>.</summary>
+    /// <remarks>The array is the worker's and is reused after the call: copy what must outlive it.</remarks>
+    void Deliver(T[] items, int count);
 
     /// <summary>End of a batch: the queue ran empty, or a <c>Flush</c> reached the worker.</summary>
     void Flush();

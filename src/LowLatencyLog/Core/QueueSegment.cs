@@ -5,7 +5,7 @@ using System.Threading;
 namespace LowLatencyLog.Core;
 
 /// <summary>
-/// One fixed-size ring of <see cref="BoundedQueue"/>: Dmitry Vyukov's bounded MPMC queue, consumed by one thread.
+/// One fixed-size ring of <see cref="BoundedQueue{T}"/>: Dmitry Vyukov's bounded MPMC queue, consumed by one thread.
 /// </summary>
 /// <remarks>
 /// Every slot carries a sequence number. For the position <c>p</c> that maps to a slot:
@@ -21,14 +21,14 @@ namespace LowLatencyLog.Core;
 /// seal both to close and to retire a full segment when it grows.
 /// </para>
 /// </remarks>
-internal sealed class QueueSegment
+internal sealed class QueueSegment<T>
 {
-    internal const long SealedBit = 1L << 62;
+    internal const long SealedBit = QueuePositions.SealedBit;
 
     private readonly Slot[] _slots;
     private readonly int _mask;
     private QueuePositions _positions;
-    private QueueSegment? _next;
+    private QueueSegment<T>? _next;
 
     public QueueSegment(int capacity)
     {
@@ -43,7 +43,7 @@ internal sealed class QueueSegment
     public int Capacity => _slots.Length;
 
     /// <summary>The segment that follows this one once it was sealed for growth; written once, under the grow lock.</summary>
-    public QueueSegment? Next
+    public QueueSegment<T>? Next
     {
         get => Volatile.Read(ref _next);
         set => Volatile.Write(ref _next, value);
@@ -58,7 +58,7 @@ internal sealed class QueueSegment
     public bool HasUnconsumed => (Volatile.Read(ref _positions.Tail) & ~SealedBit) != _positions.Head;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public EnqueueResult TryEnqueue(object item)
+    public EnqueueResult TryEnqueue(in T item)
     {
         Slot[] slots = _slots;
         long tail = Volatile.Read(ref _positions.Tail);
@@ -115,7 +115,7 @@ internal sealed class QueueSegment
     }
 
     /// <summary>Worker only: takes published items in order into <paramref name="buffer"/> from <paramref name="offset"/>.</summary>
-    public int Drain(object?[] buffer, int offset)
+    public int Drain(T[] buffer, int offset)
     {
         Slot[] slots = _slots;
         long head = _positions.Head;
@@ -129,7 +129,7 @@ internal sealed class QueueSegment
             }
 
             buffer[count++] = slot.Item;
-            slot.Item = null;
+            slot.Item = default!;
             Volatile.Write(ref slot.Sequence, head + slots.Length);
             head++;
         }
@@ -140,7 +140,7 @@ internal sealed class QueueSegment
 
     private struct Slot
     {
-        public object? Item;
+        public T Item;
         public long Sequence;
     }
 }
@@ -154,6 +154,7 @@ internal sealed class QueueSegment
 internal struct QueuePositions
 {
     internal const int CacheLine = 128; // adjacent-line prefetch pairs 64-byte lines on x64
+    internal const long SealedBit = 1L << 62;
 
     /// <summary>Next position to claim; producers only (plus the seal).</summary>
     [FieldOffset(CacheLine)]

@@ -1,4 +1,3 @@
-using System;
 using LowLatencyLog.Core;
 
 namespace LowLatencyLog.Tests.Support;
@@ -6,27 +5,24 @@ namespace LowLatencyLog.Tests.Support;
 /// <summary>One queue technique under the shared dispatcher; the contract suite runs once per kind.</summary>
 public sealed class QueueKind
 {
-    private readonly Func<int, OverflowAction, IEventQueue> _create;
-
-    private QueueKind(string name, bool supportsGrow, Func<int, OverflowAction, IEventQueue> create)
+    private QueueKind(string name, IQueueFactory factory)
     {
         Name = name;
-        SupportsGrow = supportsGrow;
-        _create = create;
+        Factory = factory;
     }
 
     /// <summary>Every queue the dispatcher can run on. New queues are added here and nowhere else.</summary>
     public static QueueKind[] All { get; } =
     {
-        new QueueKind("BoundedQueue", supportsGrow: true, (capacity, overflow) => new BoundedQueue(capacity, overflow == OverflowAction.Grow)),
-        new QueueKind("HotSwapQueue", supportsGrow: true, (capacity, overflow) => new HotSwapQueue(capacity, overflow == OverflowAction.Grow)),
+        new QueueKind("BoundedQueue", BoundedQueueFactory.Instance),
+        new QueueKind("HotSwapQueue", HotSwapQueueFactory.Instance),
     };
 
     public string Name { get; }
 
-    public bool SupportsGrow { get; }
+    public bool SupportsGrow => Factory.SupportsGrow;
 
-    internal IEventQueue Create(int capacity, OverflowAction overflow) => _create(capacity, overflow);
+    internal IQueueFactory Factory { get; }
 
     public override string ToString() => Name;
 }

@@ -68,8 +68,10 @@ internal sealed class RecordingSink : IBatchSink<TestEvent>
 
     public void Open() => _gate.Set();
 
-    public void Deliver(TestEvent[] events)
+    public void Deliver(TestEvent[] items, int count)
     {
+        var events = new TestEvent[count];
+        Array.Copy(items, events, count);
         lock (_lock)
         {
             _inDeliver = true;
@@ -81,8 +83,8 @@ internal sealed class RecordingSink : IBatchSink<TestEvent>
         {
             _inDeliver = false;
             _events.AddRange(events);
-            _batchSizes.Add(events.Length);
-            _operations.Add("D" + events.Length);
+            _batchSizes.Add(count);
+            _operations.Add("D" + count);
             Monitor.PulseAll(_lock);
         }
 
