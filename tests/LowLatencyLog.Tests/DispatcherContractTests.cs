@@ -122,6 +122,51 @@ public sealed class DispatcherContractTests
     }
 
     [Test]
+    public void Close_RacingProducers_EveryAcceptedEventIsDeliveredAndNothingElse()
+    {
+        for (int round = 0; round < 20; round++)
+        {
+            const int producers = 4;
+            var sink = new RecordingSink();
+            var dispatcher = Start(sink, capacity: 256, round % 2 == 0 ? OverflowAction.Block : OverflowAction.Grow, maxBatchSize: 32);
+            var accepted = new int[producers];
+            using var running = new CountdownEvent(producers);
+            var threads = Enumerable.Range(0, producers).Select(p => new Thread(() =>
+            {
+                running.Signal();
+                for (int i = 0; ; i++)
+                {
+                    if (!dispatcher.Enqueue(new TestEvent(p, i), true))
+                    {
+                        break; // closed: refused, and every later event is refused too
+                    }
+
+                    accepted[p]++;
+                }
+            })).ToArray();
+            foreach (var thread in threads)
+            {
+                thread.Start();
+            }
+
+            running.Wait();
+            sink.WaitUntilCount(1000 * (round % 4 + 1)); // close at different depths of the run
+            Assert.That(dispatcher.Close(LongTimeout), Is.True);
+            foreach (var thread in threads)
+            {
+                Assert.That(thread.Join(LongTimeout), Is.True);
+            }
+
+            TestEvent[] events = sink.Events;
+            for (int p = 0; p < producers; p++)
+            {
+                int[] sequences = events.Where(e => e.Producer == p).Select(e => e.Sequence).ToArray();
+                Assert.That(sequences, Is.EqualTo(Enumerable.Range(0, accepted[p])), $"round {round}, producer {p}");
+            }
+        }
+    }
+
+    [Test]
     public void Close_HangingSink_ReturnsFalseAndReportsWhatIsLeft()
     {
         var sink = new RecordingSink();
