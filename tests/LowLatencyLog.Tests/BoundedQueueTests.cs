@@ -8,7 +8,7 @@ namespace LowLatencyLog.Tests;
 
 public sealed class BoundedQueueTests
 {
-    [TestCase(1, 1)]
+    [TestCase(1, 2)]
     [TestCase(2, 2)]
     [TestCase(1000, 1024)]
     [TestCase(1024, 1024)]
@@ -16,6 +16,16 @@ public sealed class BoundedQueueTests
     public void Capacity_IsRoundedUpToAPowerOfTwo(int requested, int expected)
     {
         Assert.That(new BoundedQueue<int>(requested, grow: false).Capacity, Is.EqualTo(expected));
+    }
+
+    [Test]
+    public void CapacityOne_HoldsTwoSlots_AndNeverOverwrites()
+    {
+        var queue = new BoundedQueue<int>(1, grow: false);
+        Assert.That(queue.TryEnqueue(10), Is.EqualTo(EnqueueResult.Enqueued));
+        Assert.That(queue.TryEnqueue(20), Is.EqualTo(EnqueueResult.Enqueued));
+        Assert.That(queue.TryEnqueue(30), Is.EqualTo(EnqueueResult.Full));
+        Assert.That(DrainAll(queue), Is.EqualTo(new[] { 10, 20 }));
     }
 
     [Test]

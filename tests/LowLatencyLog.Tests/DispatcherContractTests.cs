@@ -192,6 +192,110 @@ public sealed class DispatcherContractTests
     }
 
     [Test]
+    public void Close_TimedOut_LaterBatchesAreCountedAsUndelivered_AndFlushFails()
+    {
+        var sink = new RecordingSink();
+        using var inFlush = new ManualResetEventSlim();
+        using var release = new ManualResetEventSlim();
+        int flushes = 0;
+        sink.OnFlush = () =>
+        {
+            if (Interlocked.Increment(ref flushes) == 1)
+            {
+                inFlush.Set();
+                release.Wait(); // a child that hangs in Flush
+            }
+        };
+        var dispatcher = Start(sink, capacity: 64, OverflowAction.Block);
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        Assert.That(inFlush.Wait(LongTimeout), Is.True);
+        for (int i = 1; i <= 3; i++)
+        {
+            dispatcher.Enqueue(new TestEvent(0, i), true);
+        }
+
+        Task<bool> flush = Task.Run(() => dispatcher.Flush(LongTimeout));
+        Assert.That(SpinWait.SpinUntil(() => dispatcher.QueueDepth == 4, LongTimeout), Is.True, "3 events and the flush marker queued");
+        Assert.That(dispatcher.Close(200), Is.False);
+        release.Set();
+
+        Assert.That(dispatcher.WorkerThread.Join(LongTimeout), Is.True);
+        Assert.That(flush.Wait(LongTimeout), Is.True);
+        Assert.That(flush.Result, Is.False, "events behind the abandoned close were not delivered");
+        Assert.That(dispatcher.DeliveredCount, Is.EqualTo(1));
+        Assert.That(dispatcher.UndeliveredCount, Is.EqualTo(3), "every accepted event is delivered or counted");
+        Assert.That(dispatcher.Close(1000), Is.False, "a second Close still reports the loss");
+    }
+
+    [Test]
+    public void Worker_LoggingBackIntoAFullQueue_DiscardsAndCountsInsteadOfDeadlocking()
+    {
+        const int capacity = 4, fromWorker = 16, fromProducer = 100;
+        var sink = new RecordingSink();
+        AsyncDispatcher<TestEvent>? dispatcher = null;
+        int once = 0;
+        sink.OnDeliver = _ =>
+        {
+            if (Interlocked.Exchange(ref once, 1) == 0)
+            {
+                for (int i = 0; i < fromWorker; i++)
+                {
+                    dispatcher!.Enqueue(new TestEvent(1, i), discardable: false); // e.g. a child that logs an error
+                }
+            }
+        };
+        dispatcher = Start(sink, capacity, OverflowAction.Block, maxBatchSize: 4);
+        Task producer = Task.Run(() =>
+        {
+            for (int i = 0; i < fromProducer; i++)
+            {
+                dispatcher.Enqueue(new TestEvent(0, i), true);
+            }
+        });
+
+        Assert.That(producer.Wait(LongTimeout), Is.True, "the worker kept draining, so producers were not blocked for good");
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+        Assert.That(sink.Events.Count(e => e.Producer == 0), Is.EqualTo(fromProducer), "application events are never dropped under Block");
+        Assert.That(sink.Events.Count(e => e.Producer == 1) + dispatcher.DiscardedCount, Is.EqualTo(fromWorker));
+        Assert.That(dispatcher.DiscardedCount, Is.GreaterThan(0));
+        Assert.That(sink.ReportedDiscards, Is.EqualTo(dispatcher.DiscardedCount));
+    }
+
+    [Test]
+    public void Flush_FromTheWorkerItself_FlushesButDoesNotPromiseDelivery()
+    {
+        AsyncDispatcher<TestEvent>? dispatcher = null;
+        bool? inner = null;
+        var sink = new RecordingSink();
+        sink.OnDeliver = _ => inner ??= dispatcher!.Flush(LongTimeout);
+        dispatcher = Start(sink, capacity: 16, OverflowAction.Block);
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        Assert.That(dispatcher.Flush(LongTimeout), Is.True);
+        Assert.That(inner, Is.False);
+    }
+
+    [TestCase(1)]
+    [TestCase(2)]
+    [TestCase(3)]
+    public void TinyCapacities_StayLossless(int capacity)
+    {
+        var sink = new RecordingSink();
+        var dispatcher = Start(sink, capacity, OverflowAction.Block, maxBatchSize: 2);
+        RunProducers(2, 10_000, (p, i) => dispatcher.Enqueue(new TestEvent(p, i), true));
+        Assert.That(dispatcher.Close(LongTimeout), Is.True);
+        AssertEveryProducerComplete(sink.Events, 2, 10_000);
+    }
+
+    [TestCase(0)]
+    [TestCase(-5)]
+    public void Capacity_MustBePositive(int capacity)
+    {
+        Assert.That(
+            () => new AsyncDispatcher<TestEvent>("bad", _kind.Factory, capacity, new RecordingSink(), OverflowAction.Block, 16),
+            Throws.InstanceOf<ArgumentOutOfRangeException>());
+    }
+
+    [Test]
     public void Flush_FalseWhileTheSinkIsHeld_TrueOnceEverythingIsDelivered()
     {
         var sink = new RecordingSink();

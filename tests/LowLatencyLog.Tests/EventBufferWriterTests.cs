@@ -193,6 +193,83 @@ public sealed class EventBufferWriterTests
         Assert.That(stream.Length, Is.EqualTo(1500));
     }
 
+    [Test]
+    public void LoneHighSurrogateBeforeAFlush_IsWrittenAsAStreamWriterWritesIt()
+    {
+        var encoding = new UTF8Encoding(false);
+        var stream = new RecordingStream();
+        var writer = new EventBufferWriter(encoding, 64) { Stream = stream };
+        writer.Write("a\uD83D");
+        writer.EndEvent();
+        writer.Flush();
+
+        var reference = new MemoryStream();
+        using (var streamWriter = new StreamWriter(reference, encoding, 1024, leaveOpen: true))
+        {
+            streamWriter.Write("a\uD83D");
+        }
+
+        Assert.That(stream.ToArray(), Is.EqualTo(reference.ToArray()));
+    }
+
+    [Test]
+    public void WriteCharArray_RejectsARangeOutsideTheArray()
+    {
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 1024) { Stream = new RecordingStream() };
+        var chars = new[] { 'x', 'y' };
+        Assert.That(() => writer.Write(chars, 0, 2000), Throws.InstanceOf<ArgumentException>());
+        Assert.That(() => writer.Write(chars, 3, 0), Throws.InstanceOf<ArgumentException>());
+        Assert.That(() => writer.Write(chars, -1, 1), Throws.InstanceOf<ArgumentException>());
+        Assert.That(() => writer.Write(null!, 0, 1), Throws.InstanceOf<ArgumentNullException>());
+        Assert.That(writer.Length, Is.Zero);
+    }
+
+    [Test]
+    public void Flush_ReachesTheStreamEvenWhenItsLastWriteHappenedMidEvent()
+    {
+        var inner = new MemoryStream();
+        var buffered = new BufferedStream(inner, 4096);
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64) { Stream = buffered };
+        writer.Write("event-A\n");
+        writer.EndEvent();
+        writer.Write(new string('b', 200)); // making room hands event A to the stream
+        writer.AbandonEvent();              // then the layout fails
+        writer.Flush();
+        Assert.That(inner.ToArray(), Is.EqualTo(Encoding.UTF8.GetBytes("event-A\n")));
+    }
+
+    [Test]
+    public void ASeekableStreamThatFailsHalfWay_GetsNoDuplicateBytesOnTheRetry()
+    {
+        var stream = new HalfWriteThenFailStream();
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64) { Stream = stream };
+        writer.Write("event-1\n");
+        writer.EndEvent();
+        Assert.That(() => writer.Flush(), Throws.InstanceOf<IOException>());
+        writer.Write("event-2\n");
+        writer.EndEvent();
+        writer.Flush();
+        Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("event-1\nevent-2\n"));
+    }
+
+    /// <summary>The first write puts half its bytes in the stream and then fails, like a disk that filled up.</summary>
+    private sealed class HalfWriteThenFailStream : MemoryStream
+    {
+        private bool _failed;
+
+        public override void Write(byte[] buffer, int offset, int count)
+        {
+            if (!_failed)
+            {
+                _failed = true;
+                base.Write(buffer, offset, count / 2);
+                throw new IOException("disk full");
+            }
+
+            base.Write(buffer, offset, count);
+        }
+    }
+
     private static void WriteThroughEveryOverload(TextWriter writer, string text)
     {
         // Thirds: as a string, char by char, and as a char-array slice.

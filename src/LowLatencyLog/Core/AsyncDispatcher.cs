@@ -58,6 +58,11 @@ internal sealed class AsyncDispatcher<T>
     public AsyncDispatcher(
         string name, IQueueFactory queueFactory, int capacity, IBatchSink<T> sink, OverflowAction overflow, int maxBatchSize)
     {
+        if (capacity <= 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(capacity), capacity, "The capacity must be positive.");
+        }
+
         if (overflow == OverflowAction.Grow && !queueFactory.SupportsGrow)
         {
             throw new ArgumentException("This queue cannot grow.", nameof(overflow));
@@ -129,7 +134,9 @@ internal sealed class AsyncDispatcher<T>
     private bool EnqueueSlow(in T item, bool discardable)
     {
         var envelope = new Envelope<T>(item);
-        if (_overflow == OverflowAction.Discard && discardable)
+
+        // Only the worker makes room, so the worker itself (a child logging back into this appender) must never wait.
+        if ((_overflow == OverflowAction.Discard && discardable) || Thread.CurrentThread == _worker)
         {
             EnqueueResult result = _queue.TryEnqueue(envelope);
             if (result == EnqueueResult.Full)
@@ -243,8 +250,10 @@ internal sealed class AsyncDispatcher<T>
     {
         if (Thread.CurrentThread == _worker)
         {
-            SafeFlush(); // a child flushing through us from the worker: everything before it is already delivered
-            return true;
+            // A child flushing through us from the worker: the sink is flushed, but items queued behind the batch
+            // being delivered cannot be waited for here, so success cannot be promised.
+            SafeFlush();
+            return false;
         }
 
         int start = Environment.TickCount;
@@ -299,6 +308,11 @@ internal sealed class AsyncDispatcher<T>
         if (!_abandoned)
         {
             _abandoned = true;
+            if (_stopped.IsSet)
+            {
+                return Interlocked.Read(ref _undelivered) == 0; // the worker finished just after the wait timed out
+            }
+
             int inFlight = Volatile.Read(ref _inFlight);
             SafeReportError(
                 $"Close timed out after {timeoutMilliseconds} ms: {_queue.Count} queued event(s) will not be delivered" +
@@ -370,8 +384,12 @@ internal sealed class AsyncDispatcher<T>
 
             Deliver(items, pending);
             pending = 0;
-            CaughtUp();
-            request.Complete(delivered: true);
+            if (!_abandoned)
+            {
+                CaughtUp();
+            }
+
+            request.Complete(delivered: !_abandoned);
         }
 
         Deliver(items, pending);
@@ -380,8 +398,16 @@ internal sealed class AsyncDispatcher<T>
 
     private void Deliver(T[] items, int count)
     {
-        if (count == 0 || _abandoned)
+        if (count == 0)
         {
+            return;
+        }
+
+        if (_abandoned)
+        {
+            // Close gave up waiting: what is still here is counted, not delivered.
+            Interlocked.Add(ref _undelivered, count);
+            Array.Clear(items, 0, count);
             return;
         }
 

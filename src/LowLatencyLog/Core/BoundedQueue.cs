@@ -153,9 +153,10 @@ internal static class QueueLimits
     /// <summary>A growing queue stops doubling its segments here.</summary>
     internal const int MaxSegmentCapacity = 1 << 20;
 
+    /// <summary>At least 2: with one slot, "published for position p" and "free for p + 1" are the same sequence.</summary>
     internal static int RoundUpToPowerOfTwo(int value)
     {
-        int result = 1;
+        int result = 2;
         while (result < value && result < (1 << 30))
         {
             result <<= 1;

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -58,7 +59,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
         {
             SwapBuffer active = Volatile.Read(ref _active);
             long claimed = Volatile.Read(ref active.Claimed);
-            long count = claimed >= ClosedMark ? active.Remaining : _grow ? claimed : System.Math.Min(claimed, Capacity);
+            long count = claimed >= ClosedMark ? active.Remaining : _grow ? claimed : Math.Min(claimed, Capacity);
             SwapBuffer? draining = Volatile.Read(ref _draining);
             return draining == null || draining == active ? count : count + draining.Remaining;
         }
@@ -81,14 +82,8 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
     public EnqueueResult TryEnqueue(in T item)
     {
         SwapBuffer buffer = Volatile.Read(ref _active);
-        long index = Interlocked.Increment(ref buffer.Claimed) - 1;
-        if (index < buffer.Slots.Length)
-        {
-            buffer.Publish(index, item);
-            return EnqueueResult.Enqueued;
-        }
-
-        return EnqueueBeyondCapacity(buffer, index, item);
+        long index = buffer.ClaimAndPublish(item);
+        return index < buffer.Slots.Length ? EnqueueResult.Enqueued : EnqueueBeyondCapacity(buffer, index, item);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -116,10 +111,9 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             }
 
             buffer = Volatile.Read(ref _active);
-            index = Interlocked.Increment(ref buffer.Claimed) - 1;
+            index = buffer.ClaimAndPublish(item);
             if (index < buffer.Slots.Length)
             {
-                buffer.Publish(index, item);
                 return EnqueueResult.Enqueued;
             }
         }
@@ -223,18 +217,42 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             _grow = grow;
         }
 
-        public long Remaining => _finalCount < 0 ? 0 : _finalCount - Volatile.Read(ref _taken);
+        /// <summary>Any thread (approximate): claimed when the buffer was closed and not yet taken.</summary>
+        public long Remaining
+        {
+            get
+            {
+                long final = Volatile.Read(ref _finalCount); // one atomic read, also on 32-bit platforms
+                return final < 0 ? 0 : Math.Max(0, final - Volatile.Read(ref _taken));
+            }
+        }
 
         public bool IsExhausted => _taken == Expected;
 
         private long Expected => _finalCount < 0 ? 0 : _finalCount;
 
+        /// <summary>Claims the next index and, if it is inside the buffer, publishes the item there.</summary>
+        /// <returns>The index claimed; at or past the capacity nothing was written.</returns>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Publish(long index, in T item)
+        public long ClaimAndPublish(in T item)
         {
-            ref Slot slot = ref Slots[index];
-            slot.Item = item;
-            Volatile.Write(ref slot.Written, 1); // release: the item is visible before the flag
+            long index;
+            try
+            {
+            }
+            finally
+            {
+                // In a finally block: .NET Framework defers Thread.Abort there, so a claimed slot is always published.
+                index = Interlocked.Increment(ref Claimed) - 1;
+                if (index < Slots.Length)
+                {
+                    ref Slot slot = ref Slots[index];
+                    slot.Item = item;
+                    Volatile.Write(ref slot.Written, 1); // release: the item is visible before the flag
+                }
+            }
+
+            return index;
         }
 
         public void Open() => Interlocked.Exchange(ref Claimed, 0);
@@ -244,7 +262,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             long claims = Interlocked.Exchange(ref Claimed, ClosedMark);
 
             // Without Grow, claims past the capacity failed (Full) and left nothing to drain.
-            _finalCount = _grow ? claims : System.Math.Min(claims, Slots.Length);
+            Volatile.Write(ref _finalCount, _grow ? claims : Math.Min(claims, Slots.Length));
         }
 
         public void AddOverflow(in T item)
@@ -300,7 +318,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
                 _overflow = null;
             }
 
-            _finalCount = -1;
+            Volatile.Write(ref _finalCount, -1);
             Volatile.Write(ref _taken, 0);
         }
 

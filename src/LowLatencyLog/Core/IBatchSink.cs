@@ -3,8 +3,8 @@ using System;
 namespace LowLatencyLog.Core;
 
 /// <summary>
-/// What the worker delivers to: for the appenders, the attached child appenders. Called only from the worker thread,
-/// never while a lock that producers need is held.
+/// What the worker delivers to: for the appenders, the attached child appenders. Every member but
+/// <see cref="ReportError"/> is called only from the worker thread, never while a lock that producers need is held.
 /// </summary>
 internal interface IBatchSink<T>
 {
@@ -21,6 +21,11 @@ internal interface IBatchSink<T>
     /// <summary>Last call: flush and close whatever the sink owns.</summary>
     void Close();
 
-    /// <summary>A failure to report (through the appender's <c>ErrorHandler</c>); must not throw.</summary>
+    /// <summary>A failure to report (through the appender's <c>ErrorHandler</c>).</summary>
+    /// <remarks>
+    /// Called from any thread: the worker, a producer (an event refused after close) or the thread in <c>Close</c>
+    /// (timeout) while the worker may be stuck inside a child. It must be thread-safe, must not throw, and must not
+    /// wait for anything a child holds.
+    /// </remarks>
     void ReportError(string message, Exception? exception);
 }

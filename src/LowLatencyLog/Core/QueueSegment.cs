@@ -68,12 +68,25 @@ internal sealed class QueueSegment<T>
             long sequence = Volatile.Read(ref slot.Sequence);
             if (sequence == tail)
             {
-                long observed = Interlocked.CompareExchange(ref _positions.Tail, tail + 1, tail);
+                long observed;
+                try
+                {
+                }
+                finally
+                {
+                    // Claim and publish in a finally block: .NET Framework defers Thread.Abort there, so a slot is
+                    // never left claimed but unpublished (which would stall the worker for good).
+                    observed = Interlocked.CompareExchange(ref _positions.Tail, tail + 1, tail);
+                    if (observed == tail)
+                    {
+                        slot.Item = item;
+                        // Release: the item is visible before the worker can see the new sequence.
+                        Volatile.Write(ref slot.Sequence, tail + 1);
+                    }
+                }
+
                 if (observed == tail)
                 {
-                    slot.Item = item;
-                    // Release: the item is visible before the worker can see the new sequence.
-                    Volatile.Write(ref slot.Sequence, tail + 1);
                     return EnqueueResult.Enqueued;
                 }
 
