@@ -327,6 +327,7 @@ internal sealed class AsyncDispatcher<T>
     {
         var buffer = new Envelope<T>[_maxBatchSize];
         var items = new T[_maxBatchSize];
+        var unpublished = new SpinWait();
         while (true)
         {
             int count;
@@ -342,6 +343,7 @@ internal sealed class AsyncDispatcher<T>
 
             if (count > 0)
             {
+                unpublished.Reset();
                 ReleaseBlockedProducers();
                 Process(buffer, count, items);
                 if (_abandoned)
@@ -359,7 +361,9 @@ internal sealed class AsyncDispatcher<T>
 
             if (_queue.HasPending)
             {
-                Thread.SpinWait(20); // a producer is between claiming and publishing
+                // A producer is between claiming and publishing. With more producers than cores it may have been
+                // preempted there, so back off to yielding and let it run instead of holding the core.
+                unpublished.SpinOnce();
                 continue;
             }
 
