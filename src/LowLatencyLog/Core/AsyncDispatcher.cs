@@ -111,7 +111,11 @@ internal sealed class AsyncDispatcher<T>
         }
     }
 
-    /// <summary>Producer side. Returns false when the item was discarded or the dispatcher is closed; never throws.</summary>
+    /// <summary>Producer side. Returns false when the item was discarded or the dispatcher is closed.</summary>
+    /// <remarks>
+    /// The only exception it lets through is <see cref="ThreadInterruptedException"/>, when the caller's thread is
+    /// interrupted while it waits for room; an interrupt is the caller's to handle (the appender catches everything).
+    /// </remarks>
     /// <param name="item">The item to deliver.</param>
     /// <param name="discardable">With <see cref="OverflowAction.Discard"/>, whether the item may be dropped when full.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
