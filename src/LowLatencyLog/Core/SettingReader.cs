@@ -1,0 +1,101 @@
+using System;
+using System.Globalization;
+using System.Linq;
+
+namespace LowLatencyLog.Core;
+
+/// <summary>
+/// Reads a setting's text into a typed value. A bad value is reported (the setting, the value given, what is accepted,
+/// the default used) and the documented default is returned, so a typo never makes log4net drop the whole appender
+/// the way a throwing property conversion does.
+/// </summary>
+/// <remarks>A setting that was not given (<c>null</c>) silently takes its default; an empty or blank one is an error.</remarks>
+internal static class SettingReader
+{
+    /// <summary>A whole number from <paramref name="minimum"/> to <paramref name="maximum"/>.</summary>
+    public static int Integer(
+        string setting, string? text, int defaultValue, int minimum, int maximum, Action<string> reportError, bool powerOfTwo = false)
+    {
+        if (text == null)
+        {
+            return defaultValue;
+        }
+
+        string accepted = $"a whole number from {minimum} to {maximum}" + (powerOfTwo ? " that is a power of two" : "");
+        if (!int.TryParse(text.Trim(), NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out int value) ||
+            value < minimum || value > maximum || (powerOfTwo && (value & (value - 1)) != 0))
+        {
+            reportError(Message(setting, text, accepted, defaultValue.ToString(CultureInfo.InvariantCulture)));
+            return defaultValue;
+        }
+
+        return value;
+    }
+
+    /// <summary>One name of <typeparamref name="TEnum"/> (case-insensitive), not a number, not one of <paramref name="excluded"/>.</summary>
+    public static TEnum Name<TEnum>(string setting, string? text, TEnum defaultValue, Action<string> reportError, params TEnum[] excluded)
+        where TEnum : struct, Enum
+    {
+        if (text == null)
+        {
+            return defaultValue;
+        }
+
+        string[] names = Enum.GetNames(typeof(TEnum))
+            .Where(n => !excluded.Contains((TEnum)Enum.Parse(typeof(TEnum), n)))
+            .ToArray();
+        string? match = names.FirstOrDefault(n => string.Equals(n, text.Trim(), StringComparison.OrdinalIgnoreCase));
+        if (match == null)
+        {
+            reportError(Message(setting, text, "one of " + string.Join(", ", names), defaultValue.ToString()));
+            return defaultValue;
+        }
+
+        return (TEnum)Enum.Parse(typeof(TEnum), match);
+    }
+
+    /// <summary>
+    /// A combination of <typeparamref name="TEnum"/> flags: names (case-insensitive) separated by commas or <c>|</c>,
+    /// or one number made only of defined flags (log4net users write FixFlags as <c>268</c>).
+    /// </summary>
+    public static TEnum Flags<TEnum>(string setting, string? text, TEnum defaultValue, Action<string> reportError)
+        where TEnum : struct, Enum
+    {
+        if (text == null)
+        {
+            return defaultValue;
+        }
+
+        string[] names = Enum.GetNames(typeof(TEnum));
+        long defined = Enum.GetValues(typeof(TEnum)).Cast<object>().Aggregate(0L, (all, v) => all | Convert.ToInt64(v, CultureInfo.InvariantCulture));
+        string accepted = "names from " + string.Join(", ", names) + " separated by commas, or a number made of those flags";
+        string[] tokens = text.Split(new[] { ',', '|' }).Select(t => t.Trim()).ToArray();
+        long result = 0;
+        foreach (string token in tokens)
+        {
+            string? name = names.FirstOrDefault(n => string.Equals(n, token, StringComparison.OrdinalIgnoreCase));
+            if (name != null)
+            {
+                result |= Convert.ToInt64(Enum.Parse(typeof(TEnum), name), CultureInfo.InvariantCulture);
+            }
+            else if (tokens.Length == 1 && long.TryParse(token, NumberStyles.None, CultureInfo.InvariantCulture, out long number) && (number & ~defined) == 0)
+            {
+                result = number;
+            }
+            else
+            {
+                string which = tokens.Length > 1 ? $" (\"{token}\" is not a flag)" : "";
+                reportError(Message(setting, text, accepted + which, defaultValue.ToString()));
+                return defaultValue;
+            }
+        }
+
+        return (TEnum)Enum.ToObject(typeof(TEnum), result);
+    }
+
+    private static string Message(string setting, string text, string accepted, string defaultValue) =>
+        $"Setting '{setting}' has the value \"{Shorten(text)}\", which is not valid. Accepted: {accepted}. Using the default, {defaultValue}.";
+
+    // A hostile value (megabytes of text) must not flood the internal log.
+    private static string Shorten(string text) => text.Length <= 200 ? text : text.Substring(0, 200) + "…";
+}
