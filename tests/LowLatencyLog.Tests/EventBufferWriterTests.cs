@@ -61,8 +61,7 @@ public sealed class EventBufferWriterTests
     [Test]
     public void SurrogatePairSplitAcrossTwoWrites_IsEncodedAsOneCharacter()
     {
-        var stream = new RecordingStream();
-        var writer = new EventBufferWriter(new UTF8Encoding(false), 64) { Stream = stream };
+        var writer = Utf8Writer(64, out RecordingStream stream);
         string emoji = "😀";
         writer.Write(emoji[0]);
         writer.Write(emoji[1]);
@@ -75,8 +74,7 @@ public sealed class EventBufferWriterTests
     public void EveryStreamWrite_EndsWhereAnEventEnded()
     {
         var random = new Random(1234);
-        var stream = new RecordingStream();
-        var writer = new EventBufferWriter(new UTF8Encoding(false), 512) { Stream = stream };
+        var writer = Utf8Writer(512, out RecordingStream stream);
         var eventEnds = new HashSet<long> { 0 };
         long offset = 0;
         for (int i = 0; i < 2000; i++)
@@ -103,8 +101,7 @@ public sealed class EventBufferWriterTests
     [Test]
     public void ABatchThatFitsTheBuffer_IsOneWriteAndOneFlush()
     {
-        var stream = new RecordingStream();
-        var writer = new EventBufferWriter(new UTF8Encoding(false), 1 << 16) { Stream = stream };
+        var writer = Utf8Writer(1 << 16, out RecordingStream stream);
         for (int i = 0; i < 500; i++)
         {
             writer.Write("2026-11-22 10:00:00,123 [worker] INFO  Batch - event ");
@@ -124,13 +121,10 @@ public sealed class EventBufferWriterTests
     [Test]
     public void AnEventLargerThanTheBuffer_GrowsItAndIsWrittenWhole()
     {
-        var stream = new RecordingStream();
-        var writer = new EventBufferWriter(new UTF8Encoding(false), 64) { Stream = stream };
-        writer.Write("small\n");
-        writer.EndEvent();
+        var writer = Utf8Writer(64, out RecordingStream stream);
+        WriteEvent(writer, "small\n");
         string big = string.Concat(Enumerable.Range(0, 300).Select(i => $"line {i} of a large exception\n"));
-        writer.Write(big);
-        writer.EndEvent();
+        WriteEvent(writer, big);
         writer.Flush();
 
         Assert.That(writer.Capacity, Is.GreaterThanOrEqualTo(Encoding.UTF8.GetByteCount(big)));
@@ -143,18 +137,15 @@ public sealed class EventBufferWriterTests
     {
         var stream = new RecordingStream { Failure = new IOException("disk full") };
         var writer = new EventBufferWriter(new UTF8Encoding(false), 1024) { Stream = stream };
-        writer.Write("first\n");
-        writer.EndEvent();
-        writer.Write("second\n");
-        writer.EndEvent();
+        WriteEvent(writer, "first\n");
+        WriteEvent(writer, "second\n");
         writer.Write("third, half-way");
 
         Assert.That(() => writer.Flush(), Throws.InstanceOf<IOException>());
         Assert.That(writer.CompleteLength, Is.EqualTo(13), "the two complete events are still buffered");
 
         stream.Failure = null;
-        writer.Write("\n");
-        writer.EndEvent();
+        WriteEvent(writer, "\n");
         writer.Flush();
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("first\nsecond\nthird, half-way\n"));
         Assert.That(stream.Writes.Count, Is.EqualTo(1));
@@ -163,14 +154,11 @@ public sealed class EventBufferWriterTests
     [Test]
     public void AbandonEvent_DropsOnlyTheEventBeingWritten()
     {
-        var stream = new RecordingStream();
-        var writer = new EventBufferWriter(new UTF8Encoding(false), 1024) { Stream = stream };
-        writer.Write("kept\n");
-        writer.EndEvent();
+        var writer = Utf8Writer(1024, out RecordingStream stream);
+        WriteEvent(writer, "kept\n");
         writer.Write("a layout that threw half-way");
         writer.AbandonEvent();
-        writer.Write("next\n");
-        writer.EndEvent();
+        WriteEvent(writer, "next\n");
         writer.Flush();
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("kept\nnext\n"));
     }
@@ -199,8 +187,7 @@ public sealed class EventBufferWriterTests
         var encoding = new UTF8Encoding(false);
         var stream = new RecordingStream();
         var writer = new EventBufferWriter(encoding, 64) { Stream = stream };
-        writer.Write("a\uD83D");
-        writer.EndEvent();
+        WriteEvent(writer, "a\uD83D");
         writer.Flush();
 
         var reference = new MemoryStream();
@@ -230,8 +217,7 @@ public sealed class EventBufferWriterTests
         var inner = new MemoryStream();
         var buffered = new BufferedStream(inner, 4096);
         var writer = new EventBufferWriter(new UTF8Encoding(false), 64) { Stream = buffered };
-        writer.Write("event-A\n");
-        writer.EndEvent();
+        WriteEvent(writer, "event-A\n");
         writer.Write(new string('b', 200)); // making room hands event A to the stream
         writer.AbandonEvent();              // then the layout fails
         writer.Flush();
@@ -243,11 +229,9 @@ public sealed class EventBufferWriterTests
     {
         var stream = new HalfWriteThenFailStream();
         var writer = new EventBufferWriter(new UTF8Encoding(false), 64) { Stream = stream };
-        writer.Write("event-1\n");
-        writer.EndEvent();
+        WriteEvent(writer, "event-1\n");
         Assert.That(() => writer.Flush(), Throws.InstanceOf<IOException>());
-        writer.Write("event-2\n");
-        writer.EndEvent();
+        WriteEvent(writer, "event-2\n");
         writer.Flush();
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("event-1\nevent-2\n"));
     }
@@ -268,6 +252,18 @@ public sealed class EventBufferWriterTests
 
             base.Write(buffer, offset, count);
         }
+    }
+
+    private static EventBufferWriter Utf8Writer(int bufferSize, out RecordingStream stream)
+    {
+        stream = new RecordingStream();
+        return new EventBufferWriter(new UTF8Encoding(false), bufferSize) { Stream = stream };
+    }
+
+    private static void WriteEvent(EventBufferWriter writer, string text)
+    {
+        writer.Write(text);
+        writer.EndEvent();
     }
 
     private static void WriteThroughEveryOverload(TextWriter writer, string text)

@@ -123,10 +123,7 @@ internal sealed class AsyncDispatcher<T>
     {
         if (_queue.TryEnqueue(new Envelope<T>(item)) == EnqueueResult.Enqueued)
         {
-            if (Volatile.Read(ref _workerWaiting) != 0)
-            {
-                WakeWorker();
-            }
+            WakeWorkerIfWaiting();
 
             return true;
         }
@@ -159,10 +156,7 @@ internal sealed class AsyncDispatcher<T>
     {
         if (result == EnqueueResult.Enqueued)
         {
-            if (Volatile.Read(ref _workerWaiting) != 0)
-            {
-                WakeWorker();
-            }
+            WakeWorkerIfWaiting();
 
             return true;
         }
@@ -225,6 +219,16 @@ internal sealed class AsyncDispatcher<T>
         }
     }
 
+    /// <summary>The producer's half of the wake protocol: one plain read, after the queue's fenced claim.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void WakeWorkerIfWaiting()
+    {
+        if (Volatile.Read(ref _workerWaiting) != 0)
+        {
+            WakeWorker();
+        }
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void WakeWorker()
     {
@@ -268,10 +272,7 @@ internal sealed class AsyncDispatcher<T>
             return false;
         }
 
-        if (Volatile.Read(ref _workerWaiting) != 0)
-        {
-            WakeWorker();
-        }
+        WakeWorkerIfWaiting();
 
         int left = timeoutMilliseconds == Timeout.Infinite
             ? Timeout.Infinite

@@ -15,7 +15,6 @@ namespace LowLatencyLog.Core;
 /// </remarks>
 internal sealed class BoundedQueue<T> : IEventQueue<T>
 {
-
     private readonly bool _grow;
     private readonly object _growLock = new object();
 
