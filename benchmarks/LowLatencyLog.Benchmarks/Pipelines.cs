@@ -48,9 +48,7 @@ internal sealed class CountingSink : IBatchSink<object>
 
     public void Deliver(object[] items, int count) => Add(count);
 
-    public void Flush()
-    {
-    }
+    public bool Flush(int timeoutMilliseconds) => true;
 
     public void ReportDiscarded(long discardedSinceLastReport, long totalDiscarded)
     {

@@ -104,7 +104,11 @@ public static class Program
             }
         }
 
-        public void Flush() => _writer.Flush();
+        public bool Flush(int timeoutMilliseconds)
+        {
+            _writer.Flush();
+            return true;
+        }
 
         public void ReportDiscarded(long discardedSinceLastReport, long totalDiscarded) =>
             _writer.Write($"WARN: {discardedSinceLastReport} events were discarded\n");

@@ -528,7 +528,7 @@ internal sealed class AsyncDispatcher<T>
     {
         try
         {
-            _sink.Flush();
+            _sink.Flush(Timeout.Infinite);
         }
         catch (Exception e)
         {

@@ -9,11 +9,17 @@ namespace LowLatencyLog.Core;
 internal interface IBatchSink<T>
 {
     /// <summary>Delivers <paramref name="count"/> items (never 0) from the start of <paramref name="items"/>.</summary>
-    /// <remarks>The array is the worker's and is reused after the call: copy what must outlive it.</remarks>
+    /// <remarks>The array is the worker's and is reused after the call: copy what must outlive it. Fault isolation
+    /// between children is the sink's job: one child that throws must not cost the others the rest of the batch. An
+    /// exception that escapes is reported by the dispatcher and the batch counts as delivered.</remarks>
     void Deliver(T[] items, int count);
 
     /// <summary>End of a batch: the queue ran empty, or a <c>Flush</c> reached the worker.</summary>
-    void Flush();
+    /// <param name="timeoutMilliseconds">How long the flush may take (what is left of a caller's <c>Flush</c> timeout, or
+    /// <see cref="System.Threading.Timeout.Infinite"/> for an end-of-batch flush).</param>
+    /// <returns>True when everything delivered so far was flushed; false if any part failed (the sink reports why).
+    /// The dispatcher flushes again at the next opportunity after a failure.</returns>
+    bool Flush(int timeoutMilliseconds);
 
     /// <summary>The worker caught up after producers discarded events.</summary>
     void ReportDiscarded(long discardedSinceLastReport, long totalDiscarded);

@@ -29,8 +29,11 @@ internal sealed class RecordingSink : IBatchSink<TestEvent>
     /// <summary>Runs inside <see cref="Deliver"/> after the batch is recorded; may throw.</summary>
     public Action<TestEvent[]>? OnDeliver { get; set; }
 
-    /// <summary>Runs inside <see cref="Flush"/>; may throw.</summary>
+    /// <summary>Runs inside <c>Flush</c>; may throw.</summary>
     public Action? OnFlush { get; set; }
+
+    /// <summary>What <c>Flush</c> returns (a child whose flush failed without throwing).</summary>
+    public bool FlushResult { get; set; } = true;
 
     public TestEvent[] Events
     {
@@ -91,11 +94,12 @@ internal sealed class RecordingSink : IBatchSink<TestEvent>
         OnDeliver?.Invoke(events);
     }
 
-    void IBatchSink<TestEvent>.Flush()
+    bool IBatchSink<TestEvent>.Flush(int timeoutMilliseconds)
     {
         Interlocked.Increment(ref _flushCount);
         Record("F");
         OnFlush?.Invoke();
+        return FlushResult;
     }
 
     void IBatchSink<TestEvent>.Close()
