@@ -72,7 +72,7 @@ public sealed class DispatcherContractTests
     public void Batches_AreNeverEmpty_AndEndWithAFlushWhenTheQueueRunsEmpty()
     {
         var sink = new RecordingSink();
-        var dispatcher = Start(sink, capacity: 256, OverflowAction.Block, maxBatchSize: 64);
+        var dispatcher = Start(sink, capacity: 512, OverflowAction.Block, maxBatchSize: 64);
         sink.Hold();
         dispatcher.Enqueue(new TestEvent(0, 0), true);
         sink.WaitUntilWorkerIsHeld();
@@ -93,9 +93,9 @@ public sealed class DispatcherContractTests
     [Test]
     public void Close_FullQueueAndSlowSink_DeliversEverythingThenFlushesAndClosesOnce()
     {
-        const int capacity = 64;
+        int capacity = _kind.RoomWhileWorkerHoldsABatch(64);
         var sink = new RecordingSink();
-        var dispatcher = Start(sink, capacity, OverflowAction.Block, maxBatchSize: 8);
+        var dispatcher = Start(sink, 64, OverflowAction.Block, maxBatchSize: 8);
         sink.Hold();
         dispatcher.Enqueue(new TestEvent(0, 0), true);
         sink.WaitUntilWorkerIsHeld();
@@ -214,8 +214,8 @@ public sealed class DispatcherContractTests
             dispatcher.Enqueue(new TestEvent(0, i), true);
         }
 
+        Assert.That(dispatcher.QueueDepth, Is.EqualTo(3));
         Task<bool> flush = Task.Run(() => dispatcher.Flush(LongTimeout));
-        Assert.That(SpinWait.SpinUntil(() => dispatcher.QueueDepth == 4, LongTimeout), Is.True, "3 events and the flush marker queued");
         Assert.That(dispatcher.Close(200), Is.False);
         release.Set();
 
@@ -315,6 +315,24 @@ public sealed class DispatcherContractTests
     }
 
     [Test]
+    public void Flush_TellsTheTruthAboutTheSinksFlush_AndAlwaysReachesTheSink()
+    {
+        var sink = new RecordingSink { FlushResult = false };
+        var dispatcher = Start(sink, capacity: 64, OverflowAction.Block);
+        dispatcher.Enqueue(new TestEvent(0, 0), true);
+        Assert.That(dispatcher.Flush(LongTimeout), Is.False, "a child whose flush failed makes Flush false");
+
+        sink.FlushResult = true;
+        int flushes = sink.FlushCount;
+        Assert.That(dispatcher.Flush(LongTimeout), Is.True, "nothing new was delivered, yet the explicit flush reaches the sink");
+        Assert.That(sink.FlushCount, Is.GreaterThan(flushes));
+
+        sink.OnFlush = () => throw new InvalidOperationException("flush threw");
+        Assert.That(dispatcher.Flush(LongTimeout), Is.False, "a flush that throws is a failed flush");
+        Assert.That(sink.Errors, Has.Some.Contains("flush threw"));
+    }
+
+    [Test]
     public void Flush_UnderContinuousLoad_CompletesWithoutWaitingForTheQueueToEmpty()
     {
         var sink = new RecordingSink();
@@ -326,13 +344,15 @@ public sealed class DispatcherContractTests
             while (!stop.IsCancellationRequested)
             {
                 dispatcher.Enqueue(new TestEvent(0, sent), true);
-                sent++;
+                Volatile.Write(ref sent, sent + 1);
             }
         });
 
         for (int i = 0; i < 20; i++)
         {
+            int sentBefore = Volatile.Read(ref sent);
             Assert.That(dispatcher.Flush(LongTimeout), Is.True);
+            Assert.That(sink.Count, Is.GreaterThanOrEqualTo(sentBefore), "everything sent before Flush was delivered when it returned");
         }
 
         stop.Cancel();
@@ -423,12 +443,15 @@ public sealed class DispatcherContractTests
             }
         };
         var dispatcher = Start(sink, capacity: 64, OverflowAction.Block);
+        var results = new List<bool>();
         for (int i = 0; i < 100; i++)
         {
             dispatcher.Enqueue(new TestEvent(0, i), true);
-            Assert.That(dispatcher.Flush(LongTimeout), Is.True); // one event per batch
+            results.Add(dispatcher.Flush(LongTimeout)); // one event per batch
         }
 
+        Assert.That(results.Count(r => !r), Is.LessThanOrEqualTo(1), "only a flush that met the failing child reports false");
+        Assert.That(results.Skip(1), Has.All.True, "the failure does not stick: later flushes reach the child again");
         Assert.That(sink.Count, Is.EqualTo(100));
         Assert.That(sink.Errors.Count(e => e.Contains("child failed")), Is.EqualTo(10));
         Assert.That(sink.Errors, Has.Some.Contains("flush failed"));
@@ -599,6 +622,11 @@ public sealed class DispatcherContractTests
         var next = new int[producers];
         foreach (var e in events)
         {
+            if (!e.IsIntact)
+            {
+                Assert.Fail($"torn event {e}");
+            }
+
             if (e.Sequence != next[e.Producer])
             {
                 Assert.Fail($"producer {e.Producer}: expected {next[e.Producer]}, got {e.Sequence}");

@@ -1,5 +1,6 @@
 using System;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace LowLatencyLog.Core;
@@ -7,60 +8,68 @@ namespace LowLatencyLog.Core;
 /// <summary>
 /// The mechanism the three async appenders share: producers put items in an <see cref="IEventQueue{T}"/>; one dedicated
 /// worker thread drains it in batches into an <see cref="IBatchSink{T}"/>, flushes the sink whenever the queue runs
-/// empty, accounts for discards, contains faults, and drains on <see cref="Close"/>.
+/// empty, accounts for discards, contains faults, and drains on <see cref="Close"/>. This file holds the producer side
+/// and the lifecycle; <c>AsyncDispatcher.Worker.cs</c> holds the worker's loop.
 /// </summary>
 /// <remarks>
-/// <para><b>Waking the worker.</b> When it finds nothing to do the worker spins briefly, then sets
-/// <c>_workerWaiting</c> with an interlocked exchange (a full fence), checks the queue's claimed positions once more and
-/// only then sleeps. A producer claims its slot with an interlocked operation (a full fence) and afterwards reads
-/// <c>_workerWaiting</c>. Of the two fenced operations one comes first: either the worker's re-check sees the claim, or
-/// the producer sees the flag and releases the worker. The producer's hot path therefore costs one plain read here.</para>
+/// <para><b>Waking the worker</b> is the <see cref="WaitStrategy"/>'s job: after a successful enqueue the producer calls
+/// <see cref="WaitStrategy.SignalWork"/>, and an idle worker waits in <see cref="WaitStrategy.WaitForWork"/> until
+/// <see cref="HasWork"/> is true.</para>
 /// <para><b>Waiting for room.</b> A producer that finds the queue full spins briefly, then registers in
-/// <c>_blockedProducers</c> (interlocked), retries, and waits on <c>_spaceGate</c>. After freeing slots the worker issues a
-/// full fence and pulses the gate if anyone is registered, so a producer either sees the freed slot or is pulsed.</para>
-/// <para><b>Flush.</b> <see cref="Flush"/> enqueues a marker behind every item accepted before the call; the worker
-/// completes it after delivering what precedes it and flushing the sink, so flushing costs the hot path nothing.</para>
+/// <c>_blockedProducers</c> (interlocked, a full fence), retries, and waits on <c>_spaceGate</c>. After a drain that
+/// freed room the worker issues a full fence and pulses the gate if anyone is registered, so a producer either sees the
+/// freed slot or is pulsed. The wait also has a timeout, as a safety net.</para>
+/// <para><b>Flush</b> costs producers nothing: <see cref="Flush"/> notes how many items the queue has accepted so far
+/// and waits until the worker has delivered that many and flushed the sink.</para>
 /// </remarks>
-internal sealed class AsyncDispatcher<T>
+internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 {
-    private const int SpinsBeforeBlocking = 64;
-    private const int SpinsBeforeParking = 256;
     private const int BlockedWaitMilliseconds = 100; // a safety net only; the protocol above does the waking
 
-    private readonly IEventQueue<Envelope<T>> _queue;
-    private readonly IBatchSink<T> _sink;
+    // Read by producers on every enqueue; written once, here.
+    private readonly IEventQueue<T> _queue;
+    private readonly WaitStrategy _wait;
     private readonly OverflowAction _overflow;
-    private readonly int _maxBatchSize;
     private readonly Thread _worker;
 
-    // Producer side, slow paths only.
+    // Read by the worker; written once.
+    private readonly IBatchSink<T> _sink;
+    private readonly int _maxBatchSize;
+    private readonly FlushRequests _flushes = new FlushRequests();
     private readonly object _spaceGate = new object();
-    private int _blockedProducers;
-    private long _discarded;
-    private long _rejectedAfterClose;
-
-    // Handshake between producers and the worker.
-    private readonly SemaphoreSlim _wake = new SemaphoreSlim(0);
-    private int _workerWaiting;
-
-    // Worker side.
-    private long _delivered;
-    private long _discardReported;
-    private bool _deliveredSinceFlush;
-    private int _inFlight;
-
-    // Lifecycle.
     private readonly ManualResetEventSlim _stopped = new ManualResetEventSlim(false);
-    private int _started;
-    private volatile bool _abandoned;
+
+    // Producer side, slow paths only, each on a line of its own: a discard burst or a blocked producer must not slow
+    // the fields every enqueue reads, nor the worker's counters.
+    private PaddedLong _discarded;
+    private PaddedInt _blockedProducers;
+
+    // Worker side: written on every batch.
+    private DispatcherWorkerState _state;
+
+    // Lifecycle (rare).
+    private long _rejectedAfterClose;
     private long _undelivered;
+    private int _started;
+    private int _abandoned;
 
     public AsyncDispatcher(
-        string name, IQueueFactory queueFactory, int capacity, IBatchSink<T> sink, OverflowAction overflow, int maxBatchSize)
+        string name,
+        IQueueFactory queueFactory,
+        int capacity,
+        IBatchSink<T> sink,
+        OverflowAction overflow,
+        int maxBatchSize,
+        WaitStrategyKind waitStrategy = WaitStrategyKind.Blocking)
     {
         if (capacity <= 0)
         {
             throw new ArgumentOutOfRangeException(nameof(capacity), capacity, "The capacity must be positive.");
+        }
+
+        if (queueFactory.RequiresPowerOfTwo && (capacity & (capacity - 1)) != 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(capacity), capacity, "This queue needs a power of two.");
         }
 
         if (overflow == OverflowAction.Grow && !queueFactory.SupportsGrow)
@@ -68,19 +77,19 @@ internal sealed class AsyncDispatcher<T>
             throw new ArgumentException("This queue cannot grow.", nameof(overflow));
         }
 
-        IEventQueue<Envelope<T>> queue = queueFactory.Create<Envelope<T>>(capacity, overflow == OverflowAction.Grow);
-        _queue = queue;
+        _queue = queueFactory.Create<T>(capacity, overflow == OverflowAction.Grow);
+        _wait = WaitStrategy.Create(waitStrategy, _queue.ClaimIsFullFence);
         _sink = sink;
         _overflow = overflow;
-        _maxBatchSize = Math.Max(1, Math.Min(maxBatchSize, queue.Capacity));
+        _maxBatchSize = Math.Max(1, Math.Min(maxBatchSize, _queue.Capacity));
         _worker = new Thread(Run) { IsBackground = true, Name = name };
     }
 
     /// <summary>Events producers dropped under <see cref="OverflowAction.Discard"/>.</summary>
-    public long DiscardedCount => Interlocked.Read(ref _discarded);
+    public long DiscardedCount => Interlocked.Read(ref _discarded.Value);
 
     /// <summary>Events handed to the sink.</summary>
-    public long DeliveredCount => Interlocked.Read(ref _delivered);
+    public long DeliveredCount => Interlocked.Read(ref _state.Delivered);
 
     /// <summary>Events accepted but never delivered because <see cref="Close"/> timed out.</summary>
     public long UndeliveredCount => Interlocked.Read(ref _undelivered);
@@ -91,11 +100,21 @@ internal sealed class AsyncDispatcher<T>
     /// <summary>Items waiting in the queue (approximate).</summary>
     public long QueueDepth => _queue.Count;
 
+    /// <summary>Events accepted by the queue so far.</summary>
+    public long AcceptedCount => _queue.EnqueuedCount;
+
     public bool IsClosed => _queue.IsClosed;
 
     internal Thread WorkerThread => _worker;
 
-    internal bool IsWorkerWaiting => Volatile.Read(ref _workerWaiting) != 0;
+    internal WaitStrategy Wait => _wait;
+
+    internal bool IsWorkerWaiting => _wait is BlockingWaitStrategy blocking && blocking.IsWorkerWaiting;
+
+    private bool Abandoned => Volatile.Read(ref _abandoned) != 0;
+
+    /// <summary>Worker side: events claimed, a close, or a flush request waiting.</summary>
+    public bool HasWork => _queue.HasPending || _queue.IsClosed || _flushes.Pending;
 
     /// <summary>Starts the worker without flowing the caller's execution context (no AsyncLocal leaks into it).</summary>
     public void Start()
@@ -121,10 +140,9 @@ internal sealed class AsyncDispatcher<T>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Enqueue(in T item, bool discardable)
     {
-        if (_queue.TryEnqueue(new Envelope<T>(item)) == EnqueueResult.Enqueued)
+        if (_queue.TryEnqueue(item) == EnqueueResult.Enqueued)
         {
-            WakeWorkerIfWaiting();
-
+            _wait.SignalWork();
             return true;
         }
 
@@ -134,45 +152,47 @@ internal sealed class AsyncDispatcher<T>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private bool EnqueueSlow(in T item, bool discardable)
     {
-        var envelope = new Envelope<T>(item);
+        EnqueueResult result;
 
         // Only the worker makes room, so the worker itself (a child logging back into this appender) must never wait.
         if ((_overflow == OverflowAction.Discard && discardable) || Thread.CurrentThread == _worker)
         {
-            EnqueueResult result = _queue.TryEnqueue(envelope);
+            result = _queue.TryEnqueue(item);
             if (result == EnqueueResult.Full)
             {
-                Interlocked.Increment(ref _discarded);
+                Interlocked.Increment(ref _discarded.Value);
                 return false;
             }
-
-            return Accepted(result);
+        }
+        else
+        {
+            result = EnqueueWaiting(item);
         }
 
-        return Accepted(EnqueueWaiting(envelope, Timeout.Infinite));
-    }
-
-    private bool Accepted(EnqueueResult result)
-    {
         if (result == EnqueueResult.Enqueued)
         {
-            WakeWorkerIfWaiting();
-
+            _wait.SignalWork();
             return true;
         }
 
+        CountRejectedAfterClose();
+        return false;
+    }
+
+    private void CountRejectedAfterClose()
+    {
         if (Interlocked.Increment(ref _rejectedAfterClose) == 1)
         {
             SafeReportError("Events were logged after the appender was closed; they are not delivered.", null);
         }
-
-        return false;
     }
 
-    /// <summary>Enqueues, waiting for room; returns <see cref="EnqueueResult.Full"/> only if the timeout passed.</summary>
-    private EnqueueResult EnqueueWaiting(in Envelope<T> item, int timeoutMilliseconds)
+    /// <summary>Enqueues, waiting for room as long as it takes; returns <see cref="EnqueueResult.Closed"/> after a close.</summary>
+    private EnqueueResult EnqueueWaiting(in T item)
     {
-        for (int spin = 0; spin < SpinsBeforeBlocking; spin++)
+        // A few microseconds of spinning catch a worker that is about to free slots, without burning a core for long.
+        var spinner = new SpinWait();
+        while (!spinner.NextSpinWillYield)
         {
             EnqueueResult result = _queue.TryEnqueue(item);
             if (result != EnqueueResult.Full)
@@ -180,11 +200,10 @@ internal sealed class AsyncDispatcher<T>
                 return result;
             }
 
-            Thread.SpinWait(20);
+            spinner.SpinOnce();
         }
 
-        int start = Environment.TickCount;
-        Interlocked.Increment(ref _blockedProducers); // full fence before the retry below
+        Interlocked.Increment(ref _blockedProducers.Value); // full fence before the retry below
         try
         {
             lock (_spaceGate)
@@ -197,51 +216,22 @@ internal sealed class AsyncDispatcher<T>
                         return result;
                     }
 
-                    int wait = BlockedWaitMilliseconds;
-                    if (timeoutMilliseconds != Timeout.Infinite)
-                    {
-                        int left = timeoutMilliseconds - unchecked(Environment.TickCount - start);
-                        if (left <= 0)
-                        {
-                            return EnqueueResult.Full;
-                        }
-
-                        wait = Math.Min(wait, left);
-                    }
-
-                    Monitor.Wait(_spaceGate, wait);
+                    _wait.Wake(); // the queue is full, so the worker has work; make sure it is not asleep
+                    Monitor.Wait(_spaceGate, BlockedWaitMilliseconds);
                 }
             }
         }
         finally
         {
-            Interlocked.Decrement(ref _blockedProducers);
+            Interlocked.Decrement(ref _blockedProducers.Value);
         }
     }
 
-    /// <summary>The producer's half of the wake protocol: one plain read, after the queue's fenced claim.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void WakeWorkerIfWaiting()
-    {
-        if (Volatile.Read(ref _workerWaiting) != 0)
-        {
-            WakeWorker();
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void WakeWorker()
-    {
-        if (Interlocked.Exchange(ref _workerWaiting, 0) != 0)
-        {
-            _wake.Release();
-        }
-    }
-
+    /// <summary>Worker side, after a drain that freed room.</summary>
     private void ReleaseBlockedProducers()
     {
         Thread.MemoryBarrier(); // the freed slots are visible before we read the count (pairs with the producer's increment)
-        if (Volatile.Read(ref _blockedProducers) != 0)
+        if (Volatile.Read(ref _blockedProducers.Value) != 0)
         {
             lock (_spaceGate)
             {
@@ -251,35 +241,28 @@ internal sealed class AsyncDispatcher<T>
     }
 
     /// <summary>
-    /// Waits until every item accepted before the call has been delivered and the sink flushed.
+    /// Waits until every item accepted before the call has been delivered and the sink flushed successfully.
     /// </summary>
-    /// <returns>False if the timeout passed first.</returns>
+    /// <returns>False if the timeout passed first, a flush failed, or events were lost to a timed-out close.</returns>
     public bool Flush(int timeoutMilliseconds)
     {
         if (Thread.CurrentThread == _worker)
         {
             // A child flushing through us from the worker: the sink is flushed, but items queued behind the batch
             // being delivered cannot be waited for here, so success cannot be promised.
-            SafeFlush();
+            SafeFlush(Timeout.Infinite);
             return false;
         }
 
-        int start = Environment.TickCount;
-        var request = new FlushRequest();
-        EnqueueResult result = EnqueueWaiting(new Envelope<T>(request), timeoutMilliseconds);
-        if (result == EnqueueResult.Full)
+        var request = new FlushRequest(_queue.EnqueuedCount);
+        if (!_flushes.Add(request))
         {
-            return false;
+            // The worker has finished: nothing is left to deliver, and the final flush has run.
+            return Volatile.Read(ref _state.LastFlushSucceeded) && UndeliveredCount == 0;
         }
 
-        WakeWorkerIfWaiting();
-
-        int left = timeoutMilliseconds == Timeout.Infinite
-            ? Timeout.Infinite
-            : Math.Max(0, timeoutMilliseconds - unchecked(Environment.TickCount - start));
-        return result == EnqueueResult.Closed
-            ? _stopped.Wait(left) && _undelivered == 0
-            : request.Wait(left);
+        _wait.Wake();
+        return request.Wait(timeoutMilliseconds < Timeout.Infinite ? 0 : timeoutMilliseconds);
     }
 
     /// <summary>
@@ -289,7 +272,7 @@ internal sealed class AsyncDispatcher<T>
     public bool Close(int timeoutMilliseconds)
     {
         _queue.Close();
-        WakeWorker();
+        _wait.Wake();
         lock (_spaceGate)
         {
             Monitor.PulseAll(_spaceGate); // blocked producers now see Closed
@@ -305,235 +288,27 @@ internal sealed class AsyncDispatcher<T>
             return false; // closed from inside a child: the worker finishes once it returns there
         }
 
-        if (_stopped.Wait(timeoutMilliseconds))
+        if (_stopped.Wait(timeoutMilliseconds < Timeout.Infinite ? 0 : timeoutMilliseconds))
         {
-            return Interlocked.Read(ref _undelivered) == 0;
+            return UndeliveredCount == 0;
         }
 
-        if (!_abandoned)
+        if (Interlocked.Exchange(ref _abandoned, 1) == 0)
         {
-            _abandoned = true;
             if (_stopped.IsSet)
             {
-                return Interlocked.Read(ref _undelivered) == 0; // the worker finished just after the wait timed out
+                return UndeliveredCount == 0; // the worker finished just after the wait timed out
             }
 
-            int inFlight = Volatile.Read(ref _inFlight);
+            int inFlight = Volatile.Read(ref _state.InFlight);
+            long queued = Math.Max(0, _queue.EnqueuedCount - Interlocked.Read(ref _state.Drained) - inFlight);
             SafeReportError(
-                $"Close timed out after {timeoutMilliseconds} ms: {_queue.Count} queued event(s) will not be delivered" +
+                $"Close timed out after {timeoutMilliseconds} ms: {queued} queued event(s) will not be delivered" +
                 (inFlight > 0 ? $"; a child appender has not returned from a batch of {inFlight} event(s)." : "."),
                 null);
         }
 
         return false;
-    }
-
-    private void Run()
-    {
-        var buffer = new Envelope<T>[_maxBatchSize];
-        var items = new T[_maxBatchSize];
-        var unpublished = new SpinWait();
-        while (true)
-        {
-            int count;
-            try
-            {
-                count = _queue.Drain(buffer);
-            }
-            catch (Exception e)
-            {
-                SafeReportError("The async appender's queue failed; the worker goes on.", e);
-                continue;
-            }
-
-            if (count > 0)
-            {
-                unpublished.Reset();
-                ReleaseBlockedProducers();
-                Process(buffer, count, items);
-                if (_abandoned)
-                {
-                    break;
-                }
-
-                continue;
-            }
-
-            if (_queue.IsCompleted)
-            {
-                break;
-            }
-
-            if (_queue.HasPending)
-            {
-                // A producer is between claiming and publishing. With more producers than cores it may have been
-                // preempted there, so back off to yielding and let it run instead of holding the core.
-                unpublished.SpinOnce();
-                continue;
-            }
-
-            CaughtUp();
-            Park();
-        }
-
-        Finish(buffer);
-    }
-
-    private void Process(Envelope<T>[] buffer, int count, T[] items)
-    {
-        int pending = 0;
-        for (int i = 0; i < count; i++)
-        {
-            FlushRequest? request = buffer[i].Flush;
-            if (request == null)
-            {
-                items[pending++] = buffer[i].Item;
-                continue;
-            }
-
-            Deliver(items, pending);
-            pending = 0;
-            if (!_abandoned)
-            {
-                CaughtUp();
-            }
-
-            request.Complete(delivered: !_abandoned);
-        }
-
-        Deliver(items, pending);
-        Array.Clear(buffer, 0, count); // keep no references to delivered events
-    }
-
-    private void Deliver(T[] items, int count)
-    {
-        if (count == 0)
-        {
-            return;
-        }
-
-        if (_abandoned)
-        {
-            // Close gave up waiting: what is still here is counted, not delivered.
-            Interlocked.Add(ref _undelivered, count);
-            Array.Clear(items, 0, count);
-            return;
-        }
-
-        Volatile.Write(ref _inFlight, count);
-        try
-        {
-            _sink.Deliver(items, count);
-        }
-        catch (Exception e)
-        {
-            SafeReportError("A child appender failed on a batch; delivery goes on.", e);
-        }
-
-        Array.Clear(items, 0, count);
-        Interlocked.Add(ref _delivered, count);
-        Volatile.Write(ref _inFlight, 0);
-        _deliveredSinceFlush = true;
-    }
-
-    /// <summary>The queue ran empty (or a flush marker arrived): report discards, then end the batch with a flush.</summary>
-    private void CaughtUp()
-    {
-        long discarded = Interlocked.Read(ref _discarded);
-        if (discarded != _discardReported)
-        {
-            long newly = discarded - _discardReported;
-            _discardReported = discarded;
-            try
-            {
-                _sink.ReportDiscarded(newly, discarded);
-                _deliveredSinceFlush = true;
-            }
-            catch (Exception e)
-            {
-                SafeReportError("Reporting discarded events failed.", e);
-            }
-        }
-
-        if (_deliveredSinceFlush)
-        {
-            _deliveredSinceFlush = false;
-            SafeFlush();
-        }
-    }
-
-    private void Park()
-    {
-        for (int spin = 0; spin < SpinsBeforeParking; spin++)
-        {
-            if (_queue.HasPending || _queue.IsClosed)
-            {
-                return;
-            }
-
-            Thread.SpinWait(20);
-        }
-
-        Interlocked.Exchange(ref _workerWaiting, 1);
-        if (_queue.HasPending || _queue.IsClosed)
-        {
-            Interlocked.Exchange(ref _workerWaiting, 0);
-            return;
-        }
-
-        _wake.Wait();
-    }
-
-    private void Finish(Envelope<T>[] buffer)
-    {
-        if (_abandoned)
-        {
-            // Close gave up waiting: count what is left instead of delivering it.
-            int count;
-            while ((count = _queue.Drain(buffer)) > 0 || !_queue.IsCompleted)
-            {
-                for (int i = 0; i < count; i++)
-                {
-                    if (buffer[i].Flush is FlushRequest request)
-                    {
-                        request.Complete(delivered: false);
-                    }
-                    else
-                    {
-                        Interlocked.Increment(ref _undelivered);
-                    }
-                }
-
-                Array.Clear(buffer, 0, count);
-            }
-        }
-        else
-        {
-            CaughtUp();
-        }
-
-        try
-        {
-            _sink.Close();
-        }
-        catch (Exception e)
-        {
-            SafeReportError("Closing a child appender failed.", e);
-        }
-
-        _stopped.Set();
-    }
-
-    private void SafeFlush()
-    {
-        try
-        {
-            _sink.Flush(Timeout.Infinite);
-        }
-        catch (Exception e)
-        {
-            SafeReportError("Flushing a child appender failed.", e);
-        }
     }
 
     private void SafeReportError(string message, Exception? exception)
@@ -547,37 +322,29 @@ internal sealed class AsyncDispatcher<T>
             // The error channel itself failed; there is nowhere left to report to, and the worker must not die.
         }
     }
-
-    internal sealed class FlushRequest
-    {
-        private readonly ManualResetEventSlim _done = new ManualResetEventSlim(false);
-        private volatile bool _delivered;
-
-        public void Complete(bool delivered)
-        {
-            _delivered = delivered;
-            _done.Set();
-        }
-
-        public bool Wait(int timeoutMilliseconds) => _done.Wait(timeoutMilliseconds) && _delivered;
-    }
 }
 
-/// <summary>What a queue slot holds for the dispatcher: an item, or a flush marker.</summary>
-internal readonly struct Envelope<T>
+/// <summary>What the worker writes on every batch, on lines of its own, away from what producers read.</summary>
+[StructLayout(LayoutKind.Explicit, Size = 2 * CacheLine.Size + 32)]
+internal struct DispatcherWorkerState
 {
-    public readonly T Item;
-    public readonly AsyncDispatcher<T>.FlushRequest? Flush;
+    /// <summary>Items taken from the queue (delivered, or counted as undelivered after an abandoned close).</summary>
+    [FieldOffset(CacheLine.Size)]
+    public long Drained;
 
-    public Envelope(in T item)
-    {
-        Item = item;
-        Flush = null;
-    }
+    [FieldOffset(CacheLine.Size + 8)]
+    public long Delivered;
 
-    public Envelope(AsyncDispatcher<T>.FlushRequest flush)
-    {
-        Item = default!;
-        Flush = flush;
-    }
+    [FieldOffset(CacheLine.Size + 16)]
+    public long DiscardReported;
+
+    /// <summary>Size of the batch a child is working on; read by a timed-out <c>Close</c>.</summary>
+    [FieldOffset(CacheLine.Size + 24)]
+    public int InFlight;
+
+    [FieldOffset(CacheLine.Size + 28)]
+    public bool DeliveredSinceFlush;
+
+    [FieldOffset(CacheLine.Size + 29)]
+    public bool LastFlushSucceeded;
 }

@@ -21,9 +21,11 @@ internal sealed class BoundedQueue<T> : IEventQueue<T>
     // Producer side: the ring new items go to. Replaced only under _growLock.
     private QueueSegment<T> _tail;
     private volatile bool _closed;
+    private long _retiredClaims; // claims in the rings sealed for growth; under _growLock
 
     // Worker side: the ring being drained.
     private QueueSegment<T> _head;
+    private bool _lastDrainFreedRoom;
 
     public BoundedQueue(int capacity, bool grow)
     {
@@ -35,6 +37,22 @@ internal sealed class BoundedQueue<T> : IEventQueue<T>
     public int Capacity { get; }
 
     public bool IsClosed => _closed;
+
+    public bool ClaimIsFullFence => true;
+
+    public bool LastDrainFreedRoom => _lastDrainFreedRoom;
+
+    public long EnqueuedCount
+    {
+        get
+        {
+            // Under the grow lock, so a ring cannot be retired between the two reads.
+            lock (_growLock)
+            {
+                return _retiredClaims + _tail.Claimed;
+            }
+        }
+    }
 
     public long Count
     {
@@ -105,9 +123,12 @@ internal sealed class BoundedQueue<T> : IEventQueue<T>
                     continue; // another producer grew the queue while we waited
                 }
 
+                // Allocate first: an out-of-memory here must leave the ring open, not sealed with no successor.
+                var next = new QueueSegment<T>(tail.Capacity >= QueueLimits.MaxSegmentCapacity ? tail.Capacity : tail.Capacity * 2);
+
                 // Seal before linking: once the worker moves past this ring, nobody can still be writing into it.
                 tail.Seal();
-                var next = new QueueSegment<T>(tail.Capacity >= QueueLimits.MaxSegmentCapacity ? tail.Capacity : tail.Capacity * 2);
+                _retiredClaims += tail.Claimed;
                 tail.Next = next;
                 Volatile.Write(ref _tail, next);
             }
@@ -123,17 +144,20 @@ internal sealed class BoundedQueue<T> : IEventQueue<T>
             count += head.Drain(buffer, count);
             if (count == buffer.Length || !head.IsSealed || head.HasUnconsumed)
             {
-                return count;
+                break;
             }
 
             QueueSegment<T>? next = head.Next;
             if (next == null)
             {
-                return count;
+                break;
             }
 
             Volatile.Write(ref _head, next);
         }
+
+        _lastDrainFreedRoom = count > 0; // every slot drained is free for the next lap
+        return count;
     }
 
     public void Close()

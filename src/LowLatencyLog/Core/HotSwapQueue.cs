@@ -37,14 +37,19 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
     private SwapBuffer? _draining;
     private bool _finalBufferTaken;
     private bool _completed;
+    private bool _lastDrainFreedRoom;
+    private long _swappedOut; // claims of every buffer closed for draining; under _swapLock
 
+    /// <summary>Splits <paramref name="capacity"/> between the two buffers, so the queue holds at most that many items.</summary>
     public HotSwapQueue(int capacity, bool grow)
     {
-        Capacity = capacity;
+        int first = Math.Max(1, capacity - capacity / 2);
+        int second = Math.Max(1, capacity / 2);
+        Capacity = first + second;
         _grow = grow;
-        _active = new SwapBuffer(capacity, grow);
+        _active = new SwapBuffer(first, grow);
         _active.Open();
-        _standby = new SwapBuffer(capacity, grow);
+        _standby = new SwapBuffer(second, grow);
     }
 
     public int Capacity { get; }
@@ -53,13 +58,31 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
 
     public bool IsCompleted => _completed;
 
+    public bool ClaimIsFullFence => true;
+
+    public bool LastDrainFreedRoom => _lastDrainFreedRoom;
+
+    public long EnqueuedCount
+    {
+        get
+        {
+            // Under the swap lock, so a buffer cannot move from active to swapped out between the two reads.
+            lock (_swapLock)
+            {
+                long claimed = Volatile.Read(ref _active.Claimed);
+                long active = claimed >= ClosedMark ? 0 : _grow ? claimed : Math.Min(claimed, _active.Slots.Length);
+                return _swappedOut + active;
+            }
+        }
+    }
+
     public long Count
     {
         get
         {
             SwapBuffer active = Volatile.Read(ref _active);
             long claimed = Volatile.Read(ref active.Claimed);
-            long count = claimed >= ClosedMark ? active.Remaining : _grow ? claimed : Math.Min(claimed, Capacity);
+            long count = claimed >= ClosedMark ? active.Remaining : _grow ? claimed : Math.Min(claimed, active.Slots.Length);
             SwapBuffer? draining = Volatile.Read(ref _draining);
             return draining == null || draining == active ? count : count + draining.Remaining;
         }
@@ -89,6 +112,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private EnqueueResult EnqueueBeyondCapacity(SwapBuffer buffer, long index, in T item)
     {
+        var spinner = new SpinWait();
         while (true)
         {
             if (index >= ClosedMark)
@@ -98,7 +122,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
                     return EnqueueResult.Closed;
                 }
 
-                Thread.SpinWait(1); // the worker is between the two exchanges of a swap
+                spinner.SpinOnce(); // the worker is between the two exchanges of a swap; back off if it was preempted
             }
             else if (_grow)
             {
@@ -121,6 +145,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
 
     public int Drain(T[] output)
     {
+        _lastDrainFreedRoom = false;
         int count = 0;
         while (count < output.Length)
         {
@@ -180,8 +205,9 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             _standby = null;
             Volatile.Write(ref _active, fresh);
             fresh.Open();
-            active.CloseForDraining();
+            _swappedOut += active.CloseForDraining();
             Volatile.Write(ref _draining, active);
+            _lastDrainFreedRoom = true; // producers waiting on a full buffer now have a fresh one
             return true;
         }
     }
@@ -196,7 +222,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             }
 
             _closed = true; // before the exchange below, so a producer that sees the mark also sees this
-            _active.CloseForDraining();
+            _swappedOut += _active.CloseForDraining();
         }
     }
 
@@ -257,12 +283,15 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
 
         public void Open() => Interlocked.Exchange(ref Claimed, 0);
 
-        public void CloseForDraining()
+        /// <returns>The number of items the buffer received, now final.</returns>
+        public long CloseForDraining()
         {
             long claims = Interlocked.Exchange(ref Claimed, ClosedMark);
 
             // Without Grow, claims past the capacity failed (Full) and left nothing to drain.
-            Volatile.Write(ref _finalCount, _grow ? claims : Math.Min(claims, Slots.Length));
+            long final = _grow ? claims : Math.Min(claims, Slots.Length);
+            Volatile.Write(ref _finalCount, final);
+            return final;
         }
 
         public void AddOverflow(in T item)
@@ -293,22 +322,39 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
                 }
                 else
                 {
-                    lock (_overflowLock)
+                    // One lock per batch, not per item: producers still appending compete for it.
+                    int moved = DrainOverflow(output, count);
+                    if (moved == 0)
                     {
-                        int at = _taken - capacity;
-                        if (_overflow == null || at >= _overflow.Count)
-                        {
-                            break; // a growing producer claimed past the capacity and has not appended yet
-                        }
-
-                        output[count++] = _overflow[at];
+                        break; // a growing producer claimed past the capacity and has not appended yet
                     }
+
+                    count += moved;
+                    Volatile.Write(ref _taken, _taken + moved);
+                    continue;
                 }
 
                 Volatile.Write(ref _taken, _taken + 1);
             }
 
             return count - offset;
+        }
+
+        private int DrainOverflow(T[] output, int offset)
+        {
+            lock (_overflowLock)
+            {
+                int at = _taken - Slots.Length;
+                int available = _overflow == null ? 0 : _overflow.Count - at;
+                int moved = (int)Math.Min(Math.Min(available, output.Length - offset), Expected - _taken);
+                for (int i = 0; i < moved; i++)
+                {
+                    output[offset + i] = _overflow![at + i];
+                    _overflow[at + i] = default!;
+                }
+
+                return Math.Max(0, moved);
+            }
         }
 
         public void Recycle()

@@ -51,6 +51,9 @@ internal sealed class QueueSegment<T>
 
     public bool IsSealed => (Volatile.Read(ref _positions.Tail) & SealedBit) != 0;
 
+    /// <summary>Positions claimed so far; final once the segment is sealed.</summary>
+    public long Claimed => Volatile.Read(ref _positions.Tail) & ~SealedBit;
+
     /// <summary>Claimed positions not yet drained (some may still be being written).</summary>
     public long Count => (Volatile.Read(ref _positions.Tail) & ~SealedBit) - Volatile.Read(ref _positions.Head);
 
@@ -166,7 +169,7 @@ internal sealed class QueueSegment<T>
 [StructLayout(LayoutKind.Explicit, Size = 3 * CacheLine)]
 internal struct QueuePositions
 {
-    internal const int CacheLine = 128; // adjacent-line prefetch pairs 64-byte lines on x64
+    internal const int CacheLine = Core.CacheLine.Size;
     internal const long SealedBit = 1L << 62;
 
     /// <summary>Next position to claim; producers only (plus the seal).</summary>

@@ -22,6 +22,12 @@ public sealed class QueueKind
 
     public bool SupportsGrow => Factory.SupportsGrow;
 
+    /// <summary>
+    /// How many items fit while the worker holds a batch it took from an otherwise empty queue of this capacity: a ring
+    /// frees a slot as soon as it is drained; the hot-swap queue's draining buffer is not free until the next swap.
+    /// </summary>
+    public int RoomWhileWorkerHoldsABatch(int capacity) => Name == "HotSwapQueue" ? capacity / 2 : capacity;
+
     internal IQueueFactory Factory { get; }
 
     public override string ToString() => Name;
