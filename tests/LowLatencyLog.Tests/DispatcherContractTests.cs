@@ -40,7 +40,7 @@ public sealed class DispatcherContractTests
         var sink = new RecordingSink();
         var dispatcher = Start(sink, capacity: 1024, OverflowAction.Block);
 
-        RunProducers(producers, perProducer, (p, i) => Assert.That(dispatcher.Enqueue(new TestEvent(p, i), discardable: true), Is.True));
+        RunProducers(producers, perProducer, (p, i) => dispatcher.Enqueue(new TestEvent(p, i), discardable: true));
 
         Assert.That(dispatcher.Close(LongTimeout), Is.True);
         AssertEveryProducerComplete(sink.Events, producers, perProducer);
@@ -62,7 +62,7 @@ public sealed class DispatcherContractTests
         var sink = new RecordingSink();
         var dispatcher = Start(sink, capacity: 64, overflow, maxBatchSize: 16);
 
-        RunProducers(producers, perProducer, (p, i) => Assert.That(dispatcher.Enqueue(new TestEvent(p, i), discardable: true), Is.True));
+        RunProducers(producers, perProducer, (p, i) => dispatcher.Enqueue(new TestEvent(p, i), discardable: true));
 
         Assert.That(dispatcher.Close(LongTimeout), Is.True);
         AssertEveryProducerComplete(sink.Events, producers, perProducer);
@@ -372,17 +372,25 @@ public sealed class DispatcherContractTests
         sink.WaitUntilWorkerIsHeld();
 
         // Producer 100 sends events that may not be dropped (WARN and above): it waits for room instead.
-        Task importantTask = Task.Run(() =>
+        Task<int> importantTask = Task.Run(() =>
         {
+            int refused = 0;
             for (int i = 0; i < important; i++)
             {
-                Assert.That(dispatcher.Enqueue(new TestEvent(100, i), discardable: false), Is.True);
+                refused += dispatcher.Enqueue(new TestEvent(100, i), discardable: false) ? 0 : 1;
             }
+
+            return refused;
         });
-        RunProducers(producers, discardablePerProducer, (p, i) => dispatcher.Enqueue(new TestEvent(p, i), discardable: true));
+        RunProducers(producers, discardablePerProducer, (p, i) =>
+        {
+            dispatcher.Enqueue(new TestEvent(p, i), discardable: true);
+            return true; // discards are expected here
+        });
         Assert.That(dispatcher.DiscardedCount, Is.GreaterThan(0), "the held worker forced discards");
         sink.Open();
         Assert.That(importantTask.Wait(LongTimeout), Is.True);
+        Assert.That(importantTask.Result, Is.Zero, "no WARN-and-above event was refused");
         Assert.That(dispatcher.Close(LongTimeout), Is.True);
 
         long sent = 1 + important + producers * discardablePerProducer;
@@ -554,7 +562,7 @@ public sealed class DispatcherContractTests
         sink.WaitUntilWorkerIsHeld();
 
         // The worker is held for the whole run, so every producer must finish without room being freed.
-        RunProducers(producers, perProducer, (p, i) => Assert.That(dispatcher.Enqueue(new TestEvent(p, i), true), Is.True));
+        RunProducers(producers, perProducer, (p, i) => dispatcher.Enqueue(new TestEvent(p, i), true));
         Assert.That(dispatcher.QueueDepth, Is.EqualTo(producers * perProducer));
         sink.Open();
         Assert.That(dispatcher.Close(LongTimeout), Is.True);
@@ -594,15 +602,31 @@ public sealed class DispatcherContractTests
         return dispatcher;
     }
 
-    private static void RunProducers(int producers, int perProducer, Action<int, int> send)
+    /// <summary>
+    /// Runs producers on threads of their own. <paramref name="send"/> returns false for a failure; failures are counted
+    /// there and asserted here, on the test thread (an assertion on another thread would crash the test host).
+    /// </summary>
+    private static void RunProducers(int producers, int perProducer, Func<int, int, bool> send, string failure = "Enqueue returned false")
     {
         using var ready = new Barrier(producers);
+        var failures = new int[producers];
+        var exceptions = new Exception?[producers];
         var threads = Enumerable.Range(0, producers).Select(p => new Thread(() =>
         {
-            ready.SignalAndWait();
-            for (int i = 0; i < perProducer; i++)
+            try
             {
-                send(p, i);
+                ready.SignalAndWait();
+                for (int i = 0; i < perProducer; i++)
+                {
+                    if (!send(p, i))
+                    {
+                        failures[p]++;
+                    }
+                }
+            }
+            catch (Exception e)
+            {
+                exceptions[p] = e;
             }
         })).ToArray();
         foreach (var thread in threads)
@@ -614,6 +638,9 @@ public sealed class DispatcherContractTests
         {
             Assert.That(thread.Join(TimeSpan.FromMinutes(2)), Is.True, "producer finished");
         }
+
+        Assert.That(exceptions.Where(e => e != null), Is.Empty, "no producer threw");
+        Assert.That(failures, Has.All.Zero, failure);
     }
 
     private static void AssertEveryProducerComplete(TestEvent[] events, int producers, int perProducer)

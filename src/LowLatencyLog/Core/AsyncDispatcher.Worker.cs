@@ -10,9 +10,6 @@ internal sealed partial class AsyncDispatcher<T>
     /// <summary>After this many faults in a row the worker pauses between attempts instead of spinning on the failure.</summary>
     private const int FaultsBeforeBackOff = 3;
 
-    private int _consecutiveFaults;
-    private long _faults;
-
     private void Run()
     {
         var items = new T[_maxBatchSize];
@@ -25,7 +22,7 @@ internal sealed partial class AsyncDispatcher<T>
                 try
                 {
                     running = RunOnce(items, ref unpublished);
-                    _consecutiveFaults = 0;
+                    _state.ConsecutiveFaults = 0;
                 }
                 catch (Exception e)
                 {
@@ -248,17 +245,17 @@ internal sealed partial class AsyncDispatcher<T>
 
     private void OnWorkerFault(Exception e)
     {
-        long faults = ++_faults;
+        long faults = ++_state.Faults;
         if (faults <= 10 || faults % 1000 == 0)
         {
             SafeReportError($"The async appender's worker caught an unexpected error ({faults} so far); it goes on.", e);
         }
 
-        if (++_consecutiveFaults >= FaultsBeforeBackOff)
+        if (++_state.ConsecutiveFaults >= FaultsBeforeBackOff)
         {
             try
             {
-                Thread.Sleep(Math.Min(_consecutiveFaults, 100));
+                Thread.Sleep(Math.Min(_state.ConsecutiveFaults, 100));
             }
             catch (Exception)
             {

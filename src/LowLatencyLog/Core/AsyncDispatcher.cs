@@ -325,7 +325,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 }
 
 /// <summary>What the worker writes on every batch, on lines of its own, away from what producers read.</summary>
-[StructLayout(LayoutKind.Explicit, Size = 2 * CacheLine.Size + 32)]
+[StructLayout(LayoutKind.Explicit, Size = 2 * CacheLine.Size + 48)]
 internal struct DispatcherWorkerState
 {
     /// <summary>Items taken from the queue (delivered, or counted as undelivered after an abandoned close).</summary>
@@ -347,4 +347,10 @@ internal struct DispatcherWorkerState
 
     [FieldOffset(CacheLine.Size + 29)]
     public bool LastFlushSucceeded;
+
+    [FieldOffset(CacheLine.Size + 32)]
+    public long Faults;
+
+    [FieldOffset(CacheLine.Size + 40)]
+    public int ConsecutiveFaults;
 }
