@@ -12,13 +12,19 @@ public static class Program
 {
     /// <summary>
     /// <c>--smoke</c>: every benchmark once, in process, with a dry job; exits 1 if any benchmark failed or did not run
-    /// (BenchmarkDotNet itself exits 0 either way). Anything else goes to <see cref="BenchmarkSwitcher"/>.
+    /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the worker's CPU at steady low rates
+    /// (<see cref="IdleCpu"/>). Anything else goes to <see cref="BenchmarkSwitcher"/>.
     /// </summary>
     public static int Main(string[] args)
     {
         if (args.Length == 1 && args[0] == "--smoke")
         {
             return Smoke();
+        }
+
+        if (args.Length >= 1 && args[0] == "--idle-cpu")
+        {
+            return IdleCpu.Run(args);
         }
 
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);

@@ -184,7 +184,7 @@ public sealed class EngineInvariantTests
     }
 
     [Test]
-    public void BlockingWait_WokenBySignal_LeavesNoSpuriousPermitBehind()
+    public void BlockingWait_WokenBySignal_EveryTime_AndTheFlagComesDown()
     {
         var wait = new BlockingWaitStrategy(claimIsFullFence: false);
         var work = new Flag();
