@@ -289,3 +289,26 @@ public sealed class SignalOnCloseAppender : log4net.Appender.ForwardingAppender
         base.OnClose();
     }
 }
+
+/// <summary>Logs one event through its repository while log4net activates it (as a child, before its parent).</summary>
+public sealed class ActivationLoggingAppender : AppenderSkeleton
+{
+    public const string Message = "logged while activating";
+
+    public string RepositoryName { get; set; } = "";
+
+    public bool Logged { get; private set; }
+
+    protected override bool RequiresLayout => false;
+
+    public override void ActivateOptions()
+    {
+        base.ActivateOptions();
+        log4net.LogManager.GetLogger(RepositoryName, "activation").Info(Message);
+        Logged = true;
+    }
+
+    protected override void Append(LoggingEvent loggingEvent)
+    {
+    }
+}
