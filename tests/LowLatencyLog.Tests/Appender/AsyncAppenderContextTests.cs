@@ -65,6 +65,20 @@ public sealed class AsyncAppenderContextTests : AsyncAppenderFixture
         Assert.That(Child(harness).Lines, Has.Length.EqualTo(Producers * PerProducer));
     }
 
+    [Test]
+    public void FieldsNotCaptured_RenderEmpty_NeverTheWorkersOwnValues()
+    {
+        var harness = Configure(@"<fix value=""Message"" />", RecordingChild("child", "%thread|%property{tc}|%message"));
+        RecordingAppender child = Child(harness);
+        child.OnEvent = _ => ThreadContext.Properties["tc"] = "worker-value"; // what the worker's context holds
+
+        harness.Logger().Info("first");
+        harness.Logger().Info("second");
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+
+        Assert.That(child.Lines, Is.EqualTo(new[] { "|(null)|first", "|(null)|second" }));
+    }
+
     /// <summary>Logs with distinct thread, thread-context, logical-context, NDC and principal values per producer, then
     /// changes them, so anything read later or on another thread renders differently.</summary>
     private static void LogWithContext(ILog log, int p)
