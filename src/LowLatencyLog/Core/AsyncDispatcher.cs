@@ -149,6 +149,18 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         return EnqueueSlow(item, discardable);
     }
 
+    /// <summary>Enqueues only if there is room right now: never waits, and a refusal is not counted anywhere.</summary>
+    public bool TryEnqueueNow(in T item)
+    {
+        if (_queue.TryEnqueue(item) != EnqueueResult.Enqueued)
+        {
+            return false;
+        }
+
+        _wait.SignalWork();
+        return true;
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private bool EnqueueSlow(in T item, bool discardable)
     {
