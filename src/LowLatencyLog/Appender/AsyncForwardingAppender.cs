@@ -56,6 +56,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private long _earlyDropped;
     private bool _closed;
     private AsyncAppenderSettings? _settings;
+    private IDisposable? _metrics;
 
     private protected AsyncForwardingAppender()
     {
@@ -267,6 +268,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             dispatcher = _dispatcher;
             early = _early;
             _early = null;
+            _metrics?.Dispose();
+            _metrics = null;
         }
 
         try
@@ -484,6 +487,12 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             QueueEarlyEvents(dispatcher);
             _dispatcher = dispatcher; // producers that see it enqueue behind the early events, which are already queued
             dispatcher.Start();
+            _metrics = AppenderMetrics.Register(
+                string.IsNullOrEmpty(Name) ? GetType().Name : Name,
+                () => dispatcher.AcceptedCount,
+                () => dispatcher.DeliveredCount,
+                () => DiscardedCount,
+                () => dispatcher.QueueDepth);
         }
     }
 

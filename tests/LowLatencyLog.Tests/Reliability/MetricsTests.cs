@@ -1,0 +1,76 @@
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+using System.Linq;
+using LowLatencyLog.Appender;
+using LowLatencyLog.Tests.Appender;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.Reliability;
+
+/// <summary>The <c>LowLatencyLog</c> meter reports each async appender's counters, tagged with its name.</summary>
+[TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
+public sealed class MetricsTests : AsyncAppenderFixture
+{
+    public MetricsTests(AsyncAppenderKind kind)
+        : base(kind)
+    {
+    }
+
+    [Test]
+    public void Meter_ReportsAcceptedDeliveredDiscardedAndDepth_TaggedWithTheAppenderName()
+    {
+        Log4netHarness harness = Configure(@"<bufferSize value=""8"" /><overflow value=""Discard"" />");
+        AsyncForwardingAppender async = Async(harness);
+        RecordingAppender child = Child(harness);
+        child.Hold();
+        var log = harness.Logger();
+        log.Info("first");
+        Assert.That(child.Entered.Wait(Wait), Is.True, "the worker is inside the held child");
+        for (int i = 0; i < 100; i++)
+        {
+            log.Info("burst " + i);
+        }
+
+        Dictionary<string, long> held = Collect("async");
+        Assert.That(held["lowlatencylog.queue.depth"], Is.GreaterThan(0), "events wait behind the held child");
+        Assert.That(held["lowlatencylog.events.discarded"], Is.EqualTo(async.DiscardedCount).And.GreaterThan(0));
+
+        child.Open();
+        Assert.That(async.Flush(30_000), Is.True);
+        Dictionary<string, long> done = Collect("async");
+        Assert.That(done["lowlatencylog.events.accepted"], Is.EqualTo(101 - async.DiscardedCount));
+        Assert.That(done["lowlatencylog.events.delivered"], Is.EqualTo(done["lowlatencylog.events.accepted"]));
+        Assert.That(done["lowlatencylog.events.accepted"] + done["lowlatencylog.events.discarded"], Is.EqualTo(101));
+        Assert.That(done["lowlatencylog.queue.depth"], Is.Zero);
+
+        harness.Shutdown();
+        Assert.That(Collect("async"), Is.Empty, "a closed appender is no longer reported");
+    }
+
+    /// <summary>One collection of every LowLatencyLog instrument, for the appender named <paramref name="appender"/>.</summary>
+    private static Dictionary<string, long> Collect(string appender)
+    {
+        var values = new Dictionary<string, long>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == "LowLatencyLog")
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) =>
+        {
+            if (tags.ToArray().Any(t => t.Key == "appender" && (string?)t.Value == appender))
+            {
+                values[instrument.Name] = value;
+            }
+        });
+        listener.Start();
+        listener.RecordObservableInstruments();
+        return values;
+    }
+}
