@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
+using System.Threading;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Filter;
@@ -52,7 +53,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private volatile IErrorHandler _errorHandler;
 
     // Lifecycle, under _lifecycle.
-    private List<CapturedEvent>? _early = new List<CapturedEvent>();
+    private Queue<CapturedEvent>? _early = new Queue<CapturedEvent>();
+    private AsyncDispatcher<CapturedEvent>? _activating; // started, still taking the early events
     private long _earlyDropped;
     private bool _closed;
     private AsyncAppenderSettings? _settings;
@@ -256,7 +258,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     public void Close()
     {
         AsyncDispatcher<CapturedEvent>? dispatcher;
-        List<CapturedEvent>? early;
+        Queue<CapturedEvent>? early;
         lock (_lifecycle)
         {
             if (_closed)
@@ -265,7 +267,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             }
 
             _closed = true;
-            dispatcher = _dispatcher;
+            dispatcher = _dispatcher ?? _activating;
             early = _early;
             _early = null;
             _metrics?.Dispose();
@@ -456,6 +458,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     private void Activate()
     {
+        AsyncDispatcher<CapturedEvent> dispatcher;
         lock (_lifecycle)
         {
             if (_closed)
@@ -483,9 +486,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             _settings = settings;
             ResolveCapture(settings, _children);
 
-            AsyncDispatcher<CapturedEvent> dispatcher = CreateDispatcher(queueFactory, settings);
-            QueueEarlyEvents(dispatcher);
-            _dispatcher = dispatcher; // producers that see it enqueue behind the early events, which are already queued
+            dispatcher = CreateDispatcher(queueFactory, settings);
+            _activating = dispatcher;
             dispatcher.Start();
             _metrics = AppenderMetrics.Register(
                 string.IsNullOrEmpty(Name) ? GetType().Name : Name,
@@ -494,6 +496,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                 () => DiscardedCount,
                 () => dispatcher.QueueDepth);
         }
+
+        MoveEarlyEvents(dispatcher);
     }
 
     /// <summary>The one place the dispatcher is created.</summary>
@@ -506,27 +510,48 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             settings.Overflow,
             MaxBatchSize);
 
-    /// <summary>Under <c>_lifecycle</c>, before the worker starts: the early events fit in the empty buffer, so this
-    /// never waits (and so never waits for a worker whose child logs back into this appender).</summary>
-    private void QueueEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher)
+    /// <summary>
+    /// Moves the events appended before activation into the started dispatcher, oldest first, then publishes the
+    /// dispatcher to producers, so every thread's events stay in order. Producers that arrive meanwhile wait for it to
+    /// finish. The lock is never held while waiting for room, so a child that logs back into this appender from the
+    /// worker cannot deadlock it.
+    /// </summary>
+    private void MoveEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher)
     {
-        List<CapturedEvent>? early = _early;
-        _early = null;
-        if (early == null || early.Count == 0)
+        var room = new SpinWait();
+        while (true)
         {
-            return;
-        }
+            lock (_lifecycle)
+            {
+                Queue<CapturedEvent>? early = _early;
+                if (early == null)
+                {
+                    return; // closed meanwhile: Close counted what was left
+                }
 
-        int kept = 0;
-        while (kept < early.Count && dispatcher.TryEnqueueNow(early[kept]))
-        {
-            kept++; // a hot-swap queue takes only half its capacity before the worker swaps
-        }
+                bool moved = false;
+                while (early.Count > 0 && dispatcher.TryEnqueueNow(early.Peek()))
+                {
+                    early.Dequeue();
+                    moved = true;
+                }
 
-        if (kept < early.Count)
-        {
-            _earlyDropped += early.Count - kept;
-            LogLog.Warn(GetType(), $"Appender [{Name}]: {early.Count - kept} event(s) appended before activation did not fit in the buffer and were discarded.");
+                if (moved)
+                {
+                    Monitor.PulseAll(_lifecycle); // producers waiting for room in the early queue
+                }
+
+                if (early.Count == 0)
+                {
+                    _early = null;
+                    _activating = null;
+                    _dispatcher = dispatcher; // from now on producers enqueue directly, behind the early events
+                    Monitor.PulseAll(_lifecycle);
+                    return;
+                }
+            }
+
+            room.SpinOnce(); // the worker is draining; a hot-swap queue takes only half its capacity before it swaps
         }
     }
 
@@ -537,24 +562,32 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
         AsyncDispatcher<CapturedEvent>? dispatcher;
         lock (_lifecycle)
         {
-            dispatcher = _dispatcher;
-            if (dispatcher == null)
+            while ((dispatcher = _dispatcher) == null)
             {
                 if (_early == null)
                 {
                     return; // closed before activation
                 }
 
-                if (_early.Count < EarlyLimit)
+                // While activation moves the early events into the buffer, wait until it is done (under Block a
+                // producer waits for room anyway), so the early queue only shrinks and activation finishes. The
+                // worker itself never waits (only it makes room), and an appender that nobody activates does not
+                // hold the application's threads: beyond the limit its events are counted as dropped.
+                if (_activating == null || Thread.CurrentThread == _activating.WorkerThread)
                 {
-                    _early.Add(captured);
-                }
-                else
-                {
-                    _earlyDropped++;
+                    if (_early.Count < EarlyLimit)
+                    {
+                        _early.Enqueue(captured);
+                    }
+                    else
+                    {
+                        _earlyDropped++;
+                    }
+
+                    return;
                 }
 
-                return;
+                Monitor.Wait(_lifecycle, 100);
             }
         }
 

@@ -1,0 +1,119 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.Reliability;
+
+/// <summary>
+/// log4net reconfigured while threads log: nothing throws, nothing hangs, and every event an old chain accepted
+/// reaches that chain's file, once.
+/// </summary>
+[TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
+public sealed class ReconfigurationTests
+{
+    private const int Producers = 4;
+    private const int Generations = 6;
+    private readonly AsyncAppenderKind _kind;
+
+    public ReconfigurationTests(AsyncAppenderKind kind) => _kind = kind;
+
+    [Test]
+    public void Configure_AgainWhileProducersLog_EveryEventReachesAFileExactlyOnce()
+    {
+        using var harness = new Log4netHarness(Config(0));
+        var sent = new int[Producers];
+        var errors = new List<Exception>();
+        using var stop = new ManualResetEventSlim();
+        Thread[] producers = StartProducers(harness, sent, errors, stop);
+
+        for (int generation = 1; generation < Generations; generation++)
+        {
+            WaitForProgress(sent, 2_000);
+            harness.Configure(Config(generation)); // log4net replaces the root's appenders and closes the old ones
+        }
+
+        WaitForProgress(sent, 2_000);
+        stop.Set();
+        foreach (Thread producer in producers)
+        {
+            Assert.That(producer.Join(TimeSpan.FromSeconds(60)), Is.True, "no producer hangs");
+        }
+
+        harness.Shutdown();
+        Assert.That(errors, Is.Empty, "no log call threw");
+
+        // Every file holds each producer's events in order; across the files, each event appears once.
+        var seen = new HashSet<(int, int)>();
+        for (int generation = 0; generation < Generations; generation++)
+        {
+            string path = harness.PathOf($"gen{generation}.log");
+            Assert.That(File.Exists(path), Is.True, $"generation {generation} wrote its file");
+            var last = new int[Producers];
+            Array.Fill(last, -1);
+            foreach (string line in File.ReadLines(path))
+            {
+                string[] parts = line.Split(' ');
+                int producer = int.Parse(parts[0]), sequence = int.Parse(parts[1]);
+                Assert.That(sequence, Is.GreaterThan(last[producer]), $"gen{generation}: producer {producer} in order");
+                last[producer] = sequence;
+                Assert.That(seen.Add((producer, sequence)), Is.True, $"event {producer}/{sequence} written once");
+            }
+        }
+
+        Assert.That(seen.Count, Is.EqualTo(sent.Sum()), "every event logged reached a file");
+        Assert.That(harness.InternalErrors, Is.Empty);
+    }
+
+    private Thread[] StartProducers(Log4netHarness harness, int[] sent, List<Exception> errors, ManualResetEventSlim stop)
+    {
+        var log = harness.Logger("reconfigured");
+        Thread[] threads = Enumerable.Range(0, Producers).Select(p => new Thread(() =>
+        {
+            try
+            {
+                for (int i = 0; !stop.IsSet; i++)
+                {
+                    log.Info($"{p} {i}");
+                    Volatile.Write(ref sent[p], i + 1);
+                }
+            }
+            catch (Exception e)
+            {
+                lock (errors)
+                {
+                    errors.Add(e);
+                }
+            }
+        }) { IsBackground = true }).ToArray();
+        foreach (Thread thread in threads)
+        {
+            thread.Start();
+        }
+
+        return threads;
+    }
+
+    /// <summary>Waits (bounded) until the producers have logged <paramref name="events"/> more events in all.</summary>
+    private static void WaitForProgress(int[] sent, int events)
+    {
+        long target = sent.Sum() + events;
+        Assert.That(SpinWait.SpinUntil(() => sent.Sum() >= target, TimeSpan.FromSeconds(60)), Is.True, "producers make progress");
+    }
+
+    private string Config(int generation) => $@"<log4net>
+          <appender name=""async"" type=""{_kind.TypeAttribute}"">
+            <bufferSize value=""1024"" />
+            <appender-ref ref=""file"" />
+          </appender>
+          <appender name=""file"" type=""log4net.Appender.FileAppender"">
+            <file value=""{{dir}}gen{generation}.log"" />
+            <immediateFlush value=""false"" />
+            <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%newline"" /></layout>
+          </appender>
+          <root><level value=""ALL"" /><appender-ref ref=""async"" /></root>
+        </log4net>";
+}
