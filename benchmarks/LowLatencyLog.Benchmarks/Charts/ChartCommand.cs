@@ -66,7 +66,7 @@ internal static class ChartCommand
 
     private static string Throughput(string suite, ThroughputRow[] rows, string output)
     {
-        var plot = NewPlot();
+        var plot = NewPlot(rows.Select(r => r.Case).Distinct().Count());
         int[] producers = rows.Select(r => r.Producers).Distinct().OrderBy(p => p).ToArray();
         foreach (var byCase in rows.GroupBy(r => r.Case))
         {
@@ -93,7 +93,7 @@ internal static class ChartCommand
     private static string Latency(string name, int rate, int producers, LatencyRow[] rows, string output)
     {
         string[] labels = { "p50", "p90", "p99", "p99.9", "p99.99", "max" };
-        var plot = NewPlot();
+        var plot = NewPlot(rows.Length);
         foreach (LatencyRow row in rows)
         {
             double[] values = { row.P50, row.P90, row.P99, row.P999, row.P9999, row.Max };
@@ -114,10 +114,11 @@ internal static class ChartCommand
         return path;
     }
 
-    private static Plot NewPlot()
+    private static Plot NewPlot(int series)
     {
         var plot = new Plot();
-        plot.Add.Palette = new ScottPlot.Palettes.Category20();
+        // Ten clearly different colours while they suffice; more, less distinct ones beyond.
+        plot.Add.Palette = series <= 10 ? new ScottPlot.Palettes.Category10() : new ScottPlot.Palettes.Tsitsulin();
         plot.ShowLegend(Edge.Right);
         return plot;
     }

@@ -15,7 +15,7 @@ namespace LowLatencyLog.Benchmarks.Latency;
 /// would for an application that has work arriving at that rate: measuring from the actual start would hide the stall
 /// behind a single slow sample (coordinated omission; log4j2's response-time test measures the same way).
 /// Between calls the thread sleeps when the next one is more than 2 ms away and yields otherwise, so that on a small
-/// machine the pacing leaves the cores to the appender's worker; the lateness of the wake-up itself is part of what is
+/// machine the pacing leaves the cores to the appender's worker (it spins only for the last 50 µs); the lateness of the wake-up itself is part of what is
 /// measured, the same for every case (the NoLogging case shows it alone).
 /// </remarks>
 internal sealed class PacedProducer
@@ -72,6 +72,7 @@ internal sealed class PacedProducer
         try
         {
             long sleepAbove = Stopwatch.Frequency / 500; // 2 ms
+            long yieldAbove = Stopwatch.Frequency / 20_000; // 50 µs: closer than that, a yield may lose the core for too long
             long sent = 0;
             for (long due = _firstDue; due < _end; due += _periodTicks)
             {
@@ -82,7 +83,7 @@ internal sealed class PacedProducer
                     {
                         Thread.Sleep(1);
                     }
-                    else
+                    else if (due - now > yieldAbove)
                     {
                         Thread.Yield();
                     }

@@ -30,13 +30,15 @@ internal static class QuickComparison
         Console.WriteLine($"Quick comparison: {cases.Length} cases x {ProducerCounts.Length} producer counts, {ThroughputProbe.Events:N0} events per run, median of {repeats} runs; {Environment.ProcessorCount} cores.");
 
         var rows = new List<ThroughputRow>();
+        bool rewrite = !Console.IsOutputRedirected;
         int step = 0;
         foreach (BenchCase benchCase in cases)
         {
             foreach (int producers in ProducerCounts)
             {
                 step++;
-                Console.Write($"\r[{step}/{cases.Length * ProducerCounts.Length}] {benchCase.Name}, {producers} producer(s)...".PadRight(70));
+                string progress = $"[{step}/{cases.Length * ProducerCounts.Length}] {benchCase.Name}, {producers} producer(s)";
+                Console.Write(rewrite ? "\r" + progress.PadRight(70) : progress + Environment.NewLine);
                 ThroughputProbe.Measure(benchCase, producers); // warm-up: JIT, file system caches
                 double[] runs = Enumerable.Range(0, repeats).Select(_ => ThroughputProbe.Measure(benchCase, producers)).OrderBy(v => v).ToArray();
                 double median = runs[runs.Length / 2];
@@ -44,7 +46,12 @@ internal static class QuickComparison
             }
         }
 
-        Console.WriteLine("\r".PadRight(71));
+        if (rewrite)
+        {
+            Console.Write("\r".PadRight(71) + "\r");
+        }
+
+        Console.WriteLine();
         Console.WriteLine(Table(rows));
         ThroughputCsv.Write(csv, rows);
         Console.WriteLine($"CSV: {csv}");
