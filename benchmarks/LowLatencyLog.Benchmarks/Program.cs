@@ -45,7 +45,9 @@ public static class Program
         }
 
         CaseTable.ReportSkipped(Suites.EndToEnd | Suites.Alternatives);
-        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+        // The generated project builds in a few seconds on a quiet machine, but takes minutes on a busy 2-core one.
+        IConfig config = ManualConfig.Create(DefaultConfig.Instance).WithBuildTimeout(TimeSpan.FromMinutes(15));
+        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, config);
         return 0;
     }
 

@@ -155,10 +155,10 @@ internal static class CaseTable
 
             // Async appenders written the simple way, over the BCL's queues, in front of log4net's FileAppender.
             Log4net("BlockingCollection+File", "BlockingCollection async appender (benchmark-only) in front of a FileAppender (immediateFlush=false, flushed at the end of each batch)",
-                Everywhere | Suites.Latency, isAsync: true, counter: null,
+                Suites.EndToEnd | Suites.Quick | Suites.Latency, isAsync: true, counter: null,
                 BaselineAppender(typeof(BlockingCollectionAsyncAppender)), FileAppender("File", immediateFlush: false)),
             Log4net("Channel+File", "System.Threading.Channels async appender (benchmark-only) in front of a FileAppender (immediateFlush=false, flushed at the end of each batch)",
-                Everywhere | Suites.Latency, isAsync: true, counter: null,
+                Suites.EndToEnd | Suites.Quick | Suites.Latency, isAsync: true, counter: null,
                 BaselineAppender(typeof(ChannelAsyncAppender)), FileAppender("File", immediateFlush: false)),
         };
 
