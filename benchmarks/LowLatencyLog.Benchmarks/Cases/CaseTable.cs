@@ -142,6 +142,15 @@ internal static class CaseTable
                   {{Layout}}
                 </appender>
                 """),
+            Log4net("RollingFile-Buffered", "log4net RollingFileAppender, defaults but immediateFlush=false",
+                Suites.EndToEnd | Suites.Quick, isAsync: false, counter: null,
+                $$"""
+                <appender name="Root" type="log4net.Appender.RollingFileAppender">
+                  <file value="{dir}app.log" />
+                  <immediateFlush value="false" />
+                  {{Layout}}
+                </appender>
+                """),
             // fix: what the layout needs, as for every async case (its default, All, walks the stack for every event).
             Log4net("BufferingForwarding+File", "log4net BufferingForwardingAppender (bufferSize 512) in front of a FileAppender (immediateFlush=false)",
                 Suites.EndToEnd, isAsync: false, counter: null,
