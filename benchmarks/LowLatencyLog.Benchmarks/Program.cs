@@ -60,12 +60,12 @@ public static class Program
           QueueThroughputBenchmarks  the async engine's queues alone, no log4net
 
         Commands:
-          --quick [repeats] [csv]                          README table: main cases, 1 and 4 producers, a few minutes
-          --latency [seconds] [rate|auto] [producers] [csv] per-call latency percentiles, paced producers (default 10 auto 2)
-          --latency-smoke                                  a ~10 s latency run that checks its own output (CI)
-          --charts [csv folder] [png folder]               PNG charts from the CSV files (default BenchmarkDotNet.Artifacts/results)
-          --idle-cpu [seconds] [wait strategy]             the async worker's CPU at 10, 1,000 and 10,000 events/s
-          --smoke                                          every BenchmarkDotNet benchmark once, in process (CI)
+          --quick [repeats] [csv]                             README table: main cases, 1 and 4 producers, a few minutes
+          --latency [seconds] [rate|auto] [producers] [csv]   per-call latency percentiles, paced producers (default 10 auto 2)
+          --latency-smoke                                     a ~10 s latency run that checks its own output (CI)
+          --charts [csv folder] [png folder]                  PNG charts from the CSV files (default BenchmarkDotNet.Artifacts/results)
+          --idle-cpu [seconds] [wait strategy]                the async worker's CPU at 10, 1,000 and 10,000 events/s
+          --smoke                                             every BenchmarkDotNet benchmark once, in process (CI)
         """;
 
     /// <summary>True while the smoke run is configuring benchmarks: their configs then add no job of their own.</summary>
