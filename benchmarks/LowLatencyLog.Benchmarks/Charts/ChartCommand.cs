@@ -80,7 +80,7 @@ internal static class ChartCommand
         plot.Axes.Bottom.TickGenerator = new NumericManual(
             producers.Select(p => Math.Log2(p)).ToArray(),
             producers.Select(p => p.ToString(CultureInfo.InvariantCulture)).ToArray());
-        plot.Axes.Left.TickGenerator = LogTicks(v => Quick.QuickComparison.FormatRate(v));
+        plot.Axes.Left.TickGenerator = LogTicks(rows.Select(r => r.EventsPerSecond), v => Quick.QuickComparison.FormatRate(v));
         plot.Title($"{suite}: events/s end to end (log scale)");
         plot.XLabel("producer threads");
         plot.YLabel("events per second, all lines on disk");
@@ -104,7 +104,7 @@ internal static class ChartCommand
         }
 
         plot.Axes.Bottom.TickGenerator = new NumericManual(Enumerable.Range(0, labels.Length).Select(i => (double)i).ToArray(), labels);
-        plot.Axes.Left.TickGenerator = LogTicks(FormatMicroseconds);
+        plot.Axes.Left.TickGenerator = LogTicks(rows.SelectMany(r => new[] { r.P50, r.P90, r.P99, r.P999, r.P9999, r.Max }).Select(v => Math.Max(v, 0.01)), FormatMicroseconds);
         plot.Title(string.Format(CultureInfo.InvariantCulture, "ILog.Info response time at {0:N0} events/s from {1} producers (log scale)", rate, producers));
         plot.XLabel("percentile");
         plot.YLabel("latency from when the call was due");
@@ -139,13 +139,30 @@ internal static class ChartCommand
         plot.Axes.SetLimits(limits.Left - xPad, limits.Right + xPad, limits.Bottom - yPad, limits.Top + yPad);
     }
 
-    /// <summary>Ticks at powers of ten on an axis of log10 values, labelled with the value itself.</summary>
-    private static NumericAutomatic LogTicks(Func<double, string> format) => new NumericAutomatic
+    /// <summary>
+    /// Ticks at 1, 2 and 5 times each power of ten covering <paramref name="values"/> (plotted as log10), labelled with
+    /// the value itself: on a log axis one labelled tick per decade leaves too few to read a value off.
+    /// </summary>
+    private static NumericManual LogTicks(IEnumerable<double> values, Func<double, string> format)
     {
-        MinorTickGenerator = new LogMinorTickGenerator(),
-        IntegerTicksOnly = true,
-        LabelFormatter = v => format(Math.Pow(10, v)),
-    };
+        double[] logs = values.Where(v => v > 0).Select(Math.Log10).ToArray();
+        var ticks = new NumericManual();
+        if (logs.Length == 0)
+        {
+            return ticks;
+        }
+
+        for (int decade = (int)Math.Floor(logs.Min()) - 1; decade <= (int)Math.Ceiling(logs.Max()); decade++)
+        {
+            foreach (double step in new[] { 1.0, 2.0, 5.0 })
+            {
+                double value = step * Math.Pow(10, decade);
+                ticks.AddMajor(Math.Log10(value), format(value));
+            }
+        }
+
+        return ticks;
+    }
 
     private static string FormatMicroseconds(double us) => us >= 1_000_000
         ? (us / 1_000_000).ToString("0.#", CultureInfo.InvariantCulture) + " s"

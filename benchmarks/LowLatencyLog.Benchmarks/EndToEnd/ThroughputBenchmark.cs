@@ -92,7 +92,12 @@ internal sealed class ThroughputConfig : ManualConfig
         }
 
         AddColumn(new EventsPerSecondColumn());
-        AddExporter(ThroughputCsvExporter.Instance);
+        if (!Program.SmokeRun)
+        {
+            // Smoke figures mean nothing; they must not replace a real run's CSV in the same folder.
+            AddExporter(ThroughputCsvExporter.Instance);
+        }
+
         HideColumns(Column.Error);
         WithSummaryStyle(SummaryStyle.Default.WithMaxParameterColumnWidth(40));
         WithOrderer(new DefaultOrderer(SummaryOrderPolicy.Declared));
