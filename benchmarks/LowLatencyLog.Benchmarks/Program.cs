@@ -5,6 +5,10 @@ using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
 using BenchmarkDotNet.Toolchains.InProcess.NoEmit;
+using LowLatencyLog.Benchmarks.Cases;
+using LowLatencyLog.Benchmarks.Charts;
+using LowLatencyLog.Benchmarks.Latency;
+using LowLatencyLog.Benchmarks.Quick;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -13,23 +17,56 @@ public static class Program
     /// <summary>
     /// <c>--smoke</c>: every benchmark once, in process, with a dry job; exits 1 if any benchmark failed or did not run
     /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the worker's CPU at steady low rates
-    /// (<see cref="IdleCpu"/>). Anything else goes to <see cref="BenchmarkSwitcher"/>.
+    /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--latency</c>, <c>--latency-smoke</c>, <c>--charts</c>: see
+    /// <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
     /// </summary>
     public static int Main(string[] args)
     {
-        if (args.Length == 1 && args[0] == "--smoke")
+        string command = args.Length >= 1 ? args[0] : "";
+        switch (command)
         {
-            return Smoke();
+            case "--smoke" when args.Length == 1:
+                return Smoke();
+            case "--idle-cpu":
+                return IdleCpu.Run(args);
+            case "--quick":
+                return QuickComparison.Run(args);
+            case "--latency":
+                return LatencyHarness.Run(args);
+            case "--latency-smoke":
+                return LatencyHarness.Smoke();
+            case "--charts":
+                return ChartCommand.Run(args);
+            case "--help" or "-h" or "-?":
+                Console.WriteLine(Usage);
+                Console.WriteLine("BenchmarkDotNet's own options follow.");
+                Console.WriteLine();
+                break;
         }
 
-        if (args.Length >= 1 && args[0] == "--idle-cpu")
-        {
-            return IdleCpu.Run(args);
-        }
-
-        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+        CaseTable.ReportSkipped(Suites.EndToEnd | Suites.Alternatives);
+        // The generated project builds in a few seconds on a quiet machine, but takes minutes on a busy 2-core one.
+        IConfig config = ManualConfig.Create(DefaultConfig.Instance).WithBuildTimeout(TimeSpan.FromMinutes(15));
+        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, config);
         return 0;
     }
+
+    private const string Usage = """
+        LowLatencyLog benchmarks (docs/benchmarking.md says what each measures).
+
+        BenchmarkDotNet suites (--filter '*Name*', or no argument to pick from a menu):
+          EndToEndBenchmarks         log4net end to end through ILog: its file appenders, BCL-queue async baselines, ours
+          AlternativesBenchmarks     NLog, Serilog and ZLogger writing the same line, next to log4net's and ours
+          QueueThroughputBenchmarks  the async engine's queues alone, no log4net
+
+        Commands:
+          --quick [repeats] [csv]                             README table: main cases, 1 and 4 producers, a few minutes
+          --latency [seconds] [rate|auto] [producers] [csv]   per-call latency percentiles, paced producers (default 10 auto 2)
+          --latency-smoke                                     a ~10 s latency run that checks its own output (CI)
+          --charts [csv folder] [png folder]                  PNG charts from the CSV files (default BenchmarkDotNet.Artifacts/results)
+          --idle-cpu [seconds] [wait strategy]                the async worker's CPU at 10, 1,000 and 10,000 events/s
+          --smoke                                             every BenchmarkDotNet benchmark once, in process (CI)
+        """;
 
     /// <summary>True while the smoke run is configuring benchmarks: their configs then add no job of their own.</summary>
     internal static bool SmokeRun { get; private set; }
@@ -37,10 +74,23 @@ public static class Program
     private static int Smoke()
     {
         SmokeRun = true;
+        CaseTable.ReportSkipped(Suites.EndToEnd | Suites.Alternatives);
         IConfig config = ManualConfig.CreateMinimumViable()
             .AddJob(Job.Dry.WithToolchain(InProcessNoEmitToolchain.Instance).WithId("Smoke"))
             .WithOptions(ConfigOptions.DisableOptimizationsValidator);
-        Summary[] summaries = BenchmarkRunner.Run(typeof(Program).Assembly, config);
+        Summary[] summaries;
+        try
+        {
+            summaries = BenchmarkRunner.Run(typeof(Program).Assembly, config);
+        }
+        catch (Exception e)
+        {
+            // In process, a benchmark that throws can take BenchmarkDotNet down with it.
+            Console.WriteLine(e);
+            Console.WriteLine("benchmark smoke: a benchmark failed and stopped the run");
+            return 1;
+        }
+
         int expected = summaries.Sum(s => s.BenchmarksCases.Length);
         int succeeded = summaries.Sum(s => s.Reports.Count(r => r.Success && r.ExecuteResults.Any(e => e.IsSuccess)));
         bool errors = summaries.Any(s => s.HasCriticalValidationErrors);

@@ -1,0 +1,151 @@
+using System;
+using System.IO;
+using System.Linq;
+using System.Text.RegularExpressions;
+using System.Threading;
+
+namespace LowLatencyLog.Benchmarks.Cases;
+
+/// <summary>
+/// One configured logging pipeline writing into a folder of its own: any number of threads call <see cref="Log"/>,
+/// then <see cref="Stop"/> shuts it down the way an application does at exit, which is the moment every accepted event
+/// must be on disk. <see cref="Delivered"/> then says how many arrived.
+/// </summary>
+internal abstract class BenchSession : IDisposable
+{
+    private bool _stopped;
+
+    protected BenchSession(string folder)
+    {
+        Folder = folder;
+    }
+
+    public string Folder { get; }
+
+    /// <summary>Logs <see cref="BenchMessage.Text"/> once at INFO; called from many threads at once.</summary>
+    public abstract void Log();
+
+    /// <summary>Shuts the pipeline down: drains queues, flushes and closes files. Later calls do nothing.</summary>
+    public void Stop()
+    {
+        if (!_stopped)
+        {
+            _stopped = true;
+            OnStop();
+        }
+    }
+
+    /// <summary>
+    /// Events that reached the end of the pipeline: lines in every file of the folder, unless overridden. Throws when
+    /// the first line is not the line every case must write, so that a layout drifting apart is noticed.
+    /// </summary>
+    public virtual long Delivered()
+    {
+        LineCounter.CheckFirstLine(Folder);
+        return LineCounter.CountLines(Folder);
+    }
+
+    public void Dispose()
+    {
+        Stop();
+        try
+        {
+            Directory.Delete(Folder, recursive: true);
+        }
+        catch (IOException)
+        {
+            // A file still open elsewhere: the temp folder is cleaned by the OS eventually.
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+    }
+
+    protected abstract void OnStop();
+
+    /// <summary>A new empty folder under the temp path (or under <c>LLL_BENCH_DIR</c> to put the files on another disk).</summary>
+    public static string NewFolder()
+    {
+        string root = Environment.GetEnvironmentVariable("LLL_BENCH_DIR") is { Length: > 0 } dir ? dir : Path.GetTempPath();
+        string folder = Path.Combine(root, "lll-bench-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(folder);
+        return folder;
+    }
+}
+
+/// <summary>What every case logs, so that every framework writes the same line.</summary>
+internal static class BenchMessage
+{
+    /// <summary>A constant string: no framework formats arguments, so the comparison is about the pipeline.</summary>
+    public const string Text = "Order 4711 accepted: 100 shares of CONTOSO at 42.17, routed to venue XNAS";
+
+    /// <summary>The logger (category) name every case uses.</summary>
+    public const string Logger = "Bench";
+
+    /// <summary>log4net's layout; the alternatives are configured to write the same columns.</summary>
+    public const string Log4netPattern = "%date [%thread] %-5level %logger - %message%newline";
+}
+
+internal static class LineCounter
+{
+    /// <summary>log4net's "%date [%thread] %-5level %logger - %message" for an unnamed thread.</summary>
+    private static readonly Regex ExpectedLine = new Regex(
+        @"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} \[\d+\] INFO  " + Regex.Escape(BenchMessage.Logger) + " - " + Regex.Escape(BenchMessage.Text) + "$");
+
+    public static void CheckFirstLine(string folder)
+    {
+        string? file = Directory.EnumerateFiles(folder, "*", SearchOption.AllDirectories).OrderBy(f => f, StringComparer.Ordinal).FirstOrDefault();
+        if (file == null)
+        {
+            throw new InvalidOperationException($"No file was written in {folder}.");
+        }
+
+        string first;
+        using (var reader = new StreamReader(new FileStream(file, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete)))
+        {
+            first = reader.ReadLine() ?? "";
+        }
+
+        if (!ExpectedLine.IsMatch(first))
+        {
+            throw new InvalidOperationException($"{file} starts with a line not in the benchmark's layout: \"{first}\"");
+        }
+    }
+
+    /// <summary>Newlines in every file of the folder, rolled backups included.</summary>
+    public static long CountLines(string folder)
+    {
+        long lines = 0;
+        var buffer = new byte[1 << 16];
+        foreach (string file in Directory.EnumerateFiles(folder, "*", SearchOption.AllDirectories))
+        {
+            using var stream = new FileStream(file, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+            int read;
+            while ((read = stream.Read(buffer, 0, buffer.Length)) > 0)
+            {
+                lines += buffer.AsSpan(0, read).Count((byte)'\n');
+            }
+        }
+
+        return lines;
+    }
+}
+
+/// <summary>Logs nothing; counts the calls so that the harness's delivery check still holds.</summary>
+internal sealed class NoLoggingSession : BenchSession
+{
+    private long _calls;
+
+    public NoLoggingSession()
+        : base(NewFolder())
+    {
+    }
+
+    public override void Log() => Interlocked.Increment(ref _calls);
+
+    public override long Delivered() => Interlocked.Read(ref _calls);
+
+    protected override void OnStop()
+    {
+    }
+}

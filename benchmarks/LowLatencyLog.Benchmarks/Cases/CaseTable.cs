@@ -1,0 +1,248 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Xml;
+using log4net;
+using LowLatencyLog.Benchmarks.Alternatives;
+using LowLatencyLog.Benchmarks.Baselines;
+
+namespace LowLatencyLog.Benchmarks.Cases;
+
+/// <summary>Which suites run a case.</summary>
+[Flags]
+internal enum Suites
+{
+    None = 0,
+
+    /// <summary><see cref="EndToEnd.EndToEndBenchmarks"/>.</summary>
+    EndToEnd = 1,
+
+    /// <summary><see cref="Alternatives.AlternativesBenchmarks"/>.</summary>
+    Alternatives = 2,
+
+    /// <summary><c>--quick</c>.</summary>
+    Quick = 4,
+
+    /// <summary><c>--latency</c>.</summary>
+    Latency = 8,
+}
+
+/// <summary>One named way of logging to disk (or to a counter), and the suites it takes part in.</summary>
+internal sealed class BenchCase
+{
+    private readonly Func<BenchSession> _open;
+
+    public BenchCase(string name, string description, Suites suites, string[] requiredTypes, bool isAsync, Func<BenchSession> open)
+    {
+        Name = name;
+        Description = description;
+        Suites = suites;
+        RequiredTypes = requiredTypes;
+        IsAsync = isAsync;
+        _open = open;
+    }
+
+    public string Name { get; }
+
+    public string Description { get; }
+
+    public Suites Suites { get; }
+
+    /// <summary>The types the configuration names, as the configuration names them.</summary>
+    public string[] RequiredTypes { get; }
+
+    /// <summary>Hands events to another thread (what the latency harness compares with the synchronous appender).</summary>
+    public bool IsAsync { get; }
+
+    /// <summary>The first required type that does not resolve, or null when the case can run.</summary>
+    public string? MissingType => RequiredTypes.FirstOrDefault(t => Resolve(t) == null);
+
+    public bool Available => MissingType == null;
+
+    public BenchSession Open() => _open();
+
+    public override string ToString() => Name;
+
+    /// <summary>
+    /// A log4net type name as log4net resolves it: assembly-qualified, or else a type of log4net itself. Our appenders
+    /// are named <c>LowLatencyLog.Appender.X, LowLatencyLog</c>, so a case runs as soon as the loaded LowLatencyLog
+    /// assembly has the type.
+    /// </summary>
+    private static Type? Resolve(string typeName) =>
+        typeName.Contains(',') ? Type.GetType(typeName, throwOnError: false) : typeof(ILog).Assembly.GetType(typeName, throwOnError: false);
+}
+
+/// <summary>
+/// Every case of every suite, in one place. log4net cases are XML configurations, exactly as a user writes them; our
+/// appenders are referred to by type name, so their cases are skipped until the types exist in the LowLatencyLog
+/// assembly and appear by themselves once they do.
+/// </summary>
+internal static class CaseTable
+{
+    /// <summary>The case every ratio is against: log4net's <c>RollingFileAppender</c> with its defaults.</summary>
+    public const string Reference = "RollingFile";
+
+    /// <summary>The latency harness's floor: pacing and timing with no logging call.</summary>
+    public const string NoLogging = "NoLogging";
+
+    /// <summary>Same capacity for every async case (a power of two, which the Disruptor appender needs).</summary>
+    private const int BufferSize = 65536;
+
+    private const string Layout = $"""<layout type="log4net.Layout.PatternLayout"><conversionPattern value="{BenchMessage.Log4netPattern}" /></layout>""";
+
+    private static readonly (string Name, string Type)[] OurAsyncAppenders =
+    {
+        ("BoundedQueue", "LowLatencyLog.Appender.BoundedQueueAsyncAppender, LowLatencyLog"),
+        ("HotSwap", "LowLatencyLog.Appender.HotSwapAsyncAppender, LowLatencyLog"),
+        ("Disruptor", "LowLatencyLog.Appender.DisruptorAsyncAppender, LowLatencyLog"),
+    };
+
+    private static readonly Lazy<BenchCase[]> Cases = new Lazy<BenchCase[]>(Build);
+
+    public static IReadOnlyList<BenchCase> All => Cases.Value;
+
+    public static BenchCase Get(string name) =>
+        All.FirstOrDefault(c => c.Name == name) ?? throw new ArgumentException($"No case named {name}.", nameof(name));
+
+    /// <summary>The cases of a suite that can run with the assemblies loaded now.</summary>
+    public static IEnumerable<BenchCase> Runnable(Suites suite) => All.Where(c => (c.Suites & suite) != 0 && c.Available);
+
+    /// <summary>The cases of a suite skipped because a type they name does not exist (yet).</summary>
+    public static IEnumerable<BenchCase> Skipped(Suites suite) => All.Where(c => (c.Suites & suite) != 0 && !c.Available);
+
+    /// <summary>Prints the skipped cases of the suites about to run, so a missing appender is never silent.</summary>
+    public static void ReportSkipped(Suites suites)
+    {
+        foreach (BenchCase c in All.Where(c => (c.Suites & suites) != 0 && !c.Available))
+        {
+            Console.WriteLine($"skipped: {c.Name} ({c.MissingType} is not in the loaded assemblies)");
+        }
+    }
+
+    private static BenchCase[] Build()
+    {
+        const Suites Everywhere = Suites.EndToEnd | Suites.Alternatives | Suites.Quick;
+        var cases = new List<BenchCase>
+        {
+            new BenchCase(NoLogging, "no logging call: what the latency harness's pacing and timing cost alone",
+                Suites.Latency, Array.Empty<string>(), isAsync: false, () => new NoLoggingSession()),
+
+            // log4net's own appenders, configured as the documentation shows them.
+            Log4net("File-ImmediateFlush", "log4net FileAppender, immediateFlush=true (its default): one flush per event",
+                Suites.EndToEnd | Suites.Quick | Suites.Latency, isAsync: false, counter: null,
+                FileAppender("Root", immediateFlush: true)),
+            Log4net("File-Buffered", "log4net FileAppender, immediateFlush=false: data reaches the file when its buffer fills or at close",
+                Suites.EndToEnd | Suites.Quick, isAsync: false, counter: null,
+                FileAppender("Root", immediateFlush: false)),
+            Log4net(Reference, "log4net RollingFileAppender with every default (10 MB, 0 backups, a named mutex per append)",
+                Everywhere, isAsync: false, counter: null,
+                $$"""
+                <appender name="Root" type="log4net.Appender.RollingFileAppender">
+                  <file value="{dir}app.log" />
+                  {{Layout}}
+                </appender>
+                """),
+            Log4net("RollingFile-Buffered", "log4net RollingFileAppender, defaults but immediateFlush=false",
+                Suites.EndToEnd | Suites.Quick, isAsync: false, counter: null,
+                $$"""
+                <appender name="Root" type="log4net.Appender.RollingFileAppender">
+                  <file value="{dir}app.log" />
+                  <immediateFlush value="false" />
+                  {{Layout}}
+                </appender>
+                """),
+            // fix: what the layout needs, as for every async case (its default, All, walks the stack for every event).
+            Log4net("BufferingForwarding+File", "log4net BufferingForwardingAppender (bufferSize 512) in front of a FileAppender (immediateFlush=false)",
+                Suites.EndToEnd, isAsync: false, counter: null,
+                """
+                <appender name="Root" type="log4net.Appender.BufferingForwardingAppender">
+                  <fix value="Message, ThreadName, Exception" />
+                  <appender-ref ref="File" />
+                </appender>
+                """,
+                FileAppender("File", immediateFlush: false)),
+
+            // Async appenders written the simple way, over the BCL's queues, in front of log4net's FileAppender.
+            Log4net("BlockingCollection+File", "BlockingCollection async appender (benchmark-only) in front of a FileAppender (immediateFlush=false, flushed at the end of each batch)",
+                Suites.EndToEnd | Suites.Quick | Suites.Latency, isAsync: true, counter: null,
+                BaselineAppender(typeof(BlockingCollectionAsyncAppender)), FileAppender("File", immediateFlush: false)),
+            Log4net("Channel+File", "System.Threading.Channels async appender (benchmark-only) in front of a FileAppender (immediateFlush=false, flushed at the end of each batch)",
+                Suites.EndToEnd | Suites.Quick | Suites.Latency, isAsync: true, counter: null,
+                BaselineAppender(typeof(ChannelAsyncAppender)), FileAppender("File", immediateFlush: false)),
+        };
+
+        // Ours: each async appender in front of a NullAppender (the mechanism alone) and of RollingBufferedFileAppender
+        // (the configuration the README recommends, a drop-in for RollingFileAppender).
+        foreach ((string name, string type) in OurAsyncAppenders)
+        {
+            cases.Add(Log4net(name + "+Null", $"{name}AsyncAppender in front of a NullAppender: the async mechanism alone",
+                Suites.EndToEnd, isAsync: true, counter: "Child",
+                OurAppender(type), """<appender name="Child" type="LowLatencyLog.Appender.NullAppender, LowLatencyLog" />"""));
+            cases.Add(Log4net(name + "+RollingBufferedFile", $"{name}AsyncAppender in front of a RollingBufferedFileAppender",
+                Everywhere | Suites.Latency, isAsync: true, counter: null,
+                OurAppender(type),
+                // Backups kept so that the long latency runs, which pass 10 MB, keep every line countable.
+                $$"""
+                <appender name="Child" type="LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog">
+                  <file value="{dir}app.log" />
+                  <maxSizeRollBackups value="100" />
+                  {{Layout}}
+                </appender>
+                """));
+        }
+
+        // What a user could pick instead of log4net, configured for the same line and lossless like our Block default.
+        cases.Add(new BenchCase("NLog-Async+File", "NLog AsyncTargetWrapper (queue 65536, Block) + FileTarget",
+            Suites.Alternatives | Suites.Quick, new[] { typeof(NLog.Targets.Wrappers.AsyncTargetWrapper).AssemblyQualifiedName! }, true, () => new NLogSession(BufferSize)));
+        cases.Add(new BenchCase("Serilog-Async+File", "Serilog WriteTo.Async (bufferSize 65536, blockWhenFull) + File (buffered, flushToDiskInterval 1 s)",
+            Suites.Alternatives | Suites.Quick, new[] { typeof(Serilog.LoggerConfigurationAsyncExtensions).AssemblyQualifiedName! }, true, () => new SerilogSession(BufferSize)));
+        cases.Add(new BenchCase("ZLogger-File", "ZLogger's file provider (background writer, its defaults)",
+            Suites.Alternatives | Suites.Quick, new[] { typeof(ZLogger.ZLoggerOptions).AssemblyQualifiedName! }, true, () => new ZLoggerSession()));
+        return cases.ToArray();
+    }
+
+    private static BenchCase Log4net(string name, string description, Suites suites, bool isAsync, string? counter, params string[] appenders)
+    {
+        string xml = $"""
+            <log4net>
+            {string.Join("\n", appenders)}
+              <root>
+                <level value="INFO" />
+                <appender-ref ref="Root" />
+              </root>
+            </log4net>
+            """;
+        return new BenchCase(name, description, suites, TypesIn(xml), isAsync, () => new Log4netSession(xml, counter));
+    }
+
+    private static string FileAppender(string name, bool immediateFlush) => $$"""
+        <appender name="{{name}}" type="log4net.Appender.FileAppender">
+          <file value="{dir}app.log" />
+          <immediateFlush value="{{(immediateFlush ? "true" : "false")}}" />
+          {{Layout}}
+        </appender>
+        """;
+
+    private static string BaselineAppender(Type type) => $$"""
+        <appender name="Root" type="{{type.FullName}}, {{type.Assembly.GetName().Name}}">
+          <bufferSize value="{{BufferSize}}" />
+          <appender-ref ref="File" />
+        </appender>
+        """;
+
+    /// <summary>Our async appenders' settings (SPEC): bufferSize, overflow, appender-ref children.</summary>
+    private static string OurAppender(string type) => $$"""
+        <appender name="Root" type="{{type}}">
+          <bufferSize value="{{BufferSize}}" />
+          <overflow value="Block" />
+          <appender-ref ref="Child" />
+        </appender>
+        """;
+
+    private static string[] TypesIn(string xml)
+    {
+        var document = new XmlDocument();
+        document.LoadXml(xml);
+        return document.SelectNodes("//appender/@type")!.Cast<XmlAttribute>().Select(a => a.Value).Distinct().ToArray();
+    }
+}

@@ -1,0 +1,67 @@
+using System;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Reflection;
+using System.Xml;
+using log4net;
+using log4net.Appender;
+using log4net.Config;
+using log4net.Repository;
+using log4net.Repository.Hierarchy;
+
+namespace LowLatencyLog.Benchmarks.Cases;
+
+/// <summary>
+/// A private log4net repository configured from a <c>&lt;log4net&gt;</c> element, the way users configure it.
+/// <c>{dir}</c> in the XML is the session's folder (with a trailing separator).
+/// </summary>
+internal sealed class Log4netSession : BenchSession
+{
+    private readonly ILoggerRepository _repository;
+    private readonly ILog _log;
+    private readonly IAppender? _counter;
+
+    /// <param name="xml">The configuration.</param>
+    /// <param name="counterAppender">
+    /// The name of an appender with a public <c>Count</c> (our <c>NullAppender</c>) whose count is what
+    /// <see cref="Delivered"/> reports, for cases that write no file; null to count lines on disk.
+    /// </param>
+    public Log4netSession(string xml, string? counterAppender)
+        : base(NewFolder())
+    {
+        _repository = LogManager.CreateRepository("lll-bench-" + Guid.NewGuid().ToString("N"));
+        var document = new XmlDocument();
+        document.LoadXml(xml.Replace("{dir}", Folder + Path.DirectorySeparatorChar));
+        XmlConfigurator.Configure(_repository, document.DocumentElement!);
+        if (!_repository.Configured)
+        {
+            throw new InvalidOperationException("log4net did not accept the configuration:\n" + xml);
+        }
+
+        _log = LogManager.GetLogger(_repository.Name, BenchMessage.Logger);
+        if (counterAppender != null)
+        {
+            // Kept now: the repository forgets its appenders when it shuts down.
+            _counter = ((Hierarchy)_repository).GetAppenders().FirstOrDefault(a => a.Name == counterAppender)
+                ?? throw new InvalidOperationException($"No appender named {counterAppender} after configuration (see log4net's internal errors above).");
+        }
+    }
+
+    public override void Log() => _log.Info(BenchMessage.Text);
+
+    public override long Delivered()
+    {
+        if (_counter == null)
+        {
+            return base.Delivered();
+        }
+
+        // The type is not compiled in (it may not exist yet), so its count is read by name.
+        PropertyInfo count = _counter.GetType().GetProperty("Count")
+            ?? throw new InvalidOperationException(_counter.GetType() + " has no Count property.");
+        return Convert.ToInt64(count.GetValue(_counter), CultureInfo.InvariantCulture);
+    }
+
+    protected override void OnStop() => _repository.Shutdown();
+}

@@ -1,0 +1,108 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+
+namespace LowLatencyLog.Benchmarks.Charts;
+
+/// <summary>One throughput measurement: a case with a number of producers.</summary>
+internal sealed record ThroughputRow(string Suite, string Case, int Producers, double EventsPerSecond, double NanosecondsPerEvent, long AllocatedBytesPerEvent);
+
+/// <summary>Per-call latency percentiles of one case at one rate, in microseconds.</summary>
+internal sealed record LatencyRow(
+    string Case, string Metric, int Rate, int Producers, long Count,
+    double P50, double P90, double P99, double P999, double P9999, double Max);
+
+/// <summary>The throughput CSV every throughput command writes and <c>--charts</c> reads.</summary>
+internal static class ThroughputCsv
+{
+    public const string Header = "suite,case,producers,events_per_second,ns_per_event,allocated_bytes_per_event";
+
+    public static void Write(string path, IEnumerable<ThroughputRow> rows)
+    {
+        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
+        using var writer = new StreamWriter(path);
+        writer.WriteLine(Header);
+        foreach (ThroughputRow r in rows)
+        {
+            writer.WriteLine(string.Join(",",
+                r.Suite, r.Case, r.Producers.ToString(CultureInfo.InvariantCulture),
+                r.EventsPerSecond.ToString("F0", CultureInfo.InvariantCulture),
+                r.NanosecondsPerEvent.ToString("F1", CultureInfo.InvariantCulture),
+                r.AllocatedBytesPerEvent.ToString(CultureInfo.InvariantCulture)));
+        }
+    }
+
+    public static IEnumerable<ThroughputRow> Read(string path)
+    {
+        foreach (string[] f in CsvFile.Rows(path, Header))
+        {
+            yield return new ThroughputRow(f[0], f[1], Int(f[2]), Num(f[3]), Num(f[4]), long.Parse(f[5], CultureInfo.InvariantCulture));
+        }
+    }
+
+    private static int Int(string s) => int.Parse(s, CultureInfo.InvariantCulture);
+
+    private static double Num(string s) => double.Parse(s, CultureInfo.InvariantCulture);
+}
+
+/// <summary>The latency CSV <c>--latency</c> writes and <c>--charts</c> reads.</summary>
+internal static class LatencyCsv
+{
+    public const string Header = "case,metric,rate,producers,count,p50_us,p90_us,p99_us,p99_9_us,p99_99_us,max_us";
+
+    public static void Write(string path, IEnumerable<LatencyRow> rows)
+    {
+        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
+        using var writer = new StreamWriter(path);
+        writer.WriteLine(Header);
+        foreach (LatencyRow r in rows)
+        {
+            writer.WriteLine(string.Join(",",
+                new[] { r.Case, r.Metric, r.Rate.ToString(CultureInfo.InvariantCulture), r.Producers.ToString(CultureInfo.InvariantCulture), r.Count.ToString(CultureInfo.InvariantCulture) }
+                .Concat(new[] { r.P50, r.P90, r.P99, r.P999, r.P9999, r.Max }.Select(v => v.ToString("F2", CultureInfo.InvariantCulture)))));
+        }
+    }
+
+    public static IEnumerable<LatencyRow> Read(string path)
+    {
+        foreach (string[] f in CsvFile.Rows(path, Header))
+        {
+            double N(int i) => double.Parse(f[i], CultureInfo.InvariantCulture);
+            yield return new LatencyRow(f[0], f[1], int.Parse(f[2], CultureInfo.InvariantCulture), int.Parse(f[3], CultureInfo.InvariantCulture),
+                long.Parse(f[4], CultureInfo.InvariantCulture), N(5), N(6), N(7), N(8), N(9), N(10));
+        }
+    }
+}
+
+internal static class CsvFile
+{
+    /// <summary>The fields of each data line, or nothing when the file's header is not <paramref name="header"/>.</summary>
+    public static IEnumerable<string[]> Rows(string path, string header)
+    {
+        string[] lines = File.ReadAllLines(path);
+        if (lines.Length == 0 || lines[0].Trim() != header)
+        {
+            yield break;
+        }
+
+        int columns = header.Split(',').Length;
+        foreach (string line in lines.Skip(1).Where(l => l.Length > 0))
+        {
+            string[] fields = line.Split(',');
+            if (fields.Length != columns)
+            {
+                throw new FormatException($"{path}: expected {columns} fields: {line}");
+            }
+
+            yield return fields;
+        }
+    }
+
+    public static bool HasHeader(string path, string header)
+    {
+        using var reader = new StreamReader(path);
+        return reader.ReadLine()?.Trim() == header;
+    }
+}

@@ -1,0 +1,105 @@
+using System;
+using System.Collections.Generic;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Jobs;
+using BenchmarkDotNet.Order;
+using BenchmarkDotNet.Reports;
+using LowLatencyLog.Benchmarks.Cases;
+
+namespace LowLatencyLog.Benchmarks.EndToEnd;
+
+/// <summary>
+/// Producers log a fixed number of events through the case's API, then the pipeline is shut down; an invocation ends
+/// when every event is on disk (or counted by the NullAppender). After each invocation the lines are counted and a
+/// missing line fails the benchmark. Time is per event; the events/s column is its inverse.
+/// </summary>
+/// <remarks>
+/// Each invocation gets a fresh pipeline and file (set up outside the measurement), so a file never passes
+/// <c>RollingFileAppender</c>'s default 10 MB (which, with its default of 0 backups, would delete lines).
+/// </remarks>
+[Config(typeof(ThroughputConfig))]
+[MemoryDiagnoser]
+public abstract class ThroughputBenchmark
+{
+    /// <summary>About 7 MB of lines; divisible by every producer count.</summary>
+    public const int EventsPerInvocation = 65536;
+
+    private BenchSession? _session;
+    private ProducerRun? _run;
+
+    [ParamsSource(nameof(ProducerCounts))]
+    public int Producers { get; set; }
+
+    /// <summary>Two counts in the smoke run, to keep it short.</summary>
+    public static IEnumerable<int> ProducerCounts => Program.SmokeRun ? new[] { 1, 4 } : new[] { 1, 2, 4, 8, 16 };
+
+    /// <summary>The name of a <see cref="CaseTable"/> case.</summary>
+    public abstract string Case { get; set; }
+
+    [IterationSetup]
+    public void OpenPipeline()
+    {
+        _session = CaseTable.Get(Case).Open();
+        _run = new ProducerRun(_session, Producers, EventsPerInvocation);
+    }
+
+    [Benchmark(OperationsPerInvoke = EventsPerInvocation)]
+    public void LogUntilOnDisk()
+    {
+        _run!.Go();
+        _session!.Stop();
+    }
+
+    [IterationCleanup]
+    public void CheckEveryEventArrived()
+    {
+        BenchSession session = _session!;
+        _session = null;
+        _run = null;
+        long delivered;
+        try
+        {
+            delivered = session.Delivered();
+        }
+        finally
+        {
+            session.Dispose();
+        }
+
+        if (delivered != EventsPerInvocation)
+        {
+            throw new InvalidOperationException($"{Case}, {Producers} producers: {delivered} of {EventsPerInvocation} events arrived.");
+        }
+    }
+}
+
+internal sealed class ThroughputConfig : ManualConfig
+{
+    public ThroughputConfig()
+    {
+        if (!Program.SmokeRun)
+        {
+            // A fresh pipeline per invocation: one invocation per iteration, several iterations.
+            AddJob(Job.Default
+                .WithLaunchCount(1)
+                .WithWarmupCount(2)
+                .WithIterationCount(7)
+                .WithInvocationCount(1)
+                .WithUnrollFactor(1)
+                .WithId("EndToEnd"));
+        }
+
+        AddColumn(new EventsPerSecondColumn());
+        if (!Program.SmokeRun)
+        {
+            // Smoke figures mean nothing; they must not replace a real run's CSV in the same folder.
+            AddExporter(ThroughputCsvExporter.Instance);
+        }
+
+        HideColumns(Column.Error);
+        WithSummaryStyle(SummaryStyle.Default.WithMaxParameterColumnWidth(40));
+        WithOrderer(new DefaultOrderer(SummaryOrderPolicy.Declared));
+    }
+}

@@ -1,0 +1,119 @@
+using System;
+using System.Diagnostics;
+using System.Threading;
+using HdrHistogram;
+using LowLatencyLog.Benchmarks.Cases;
+
+namespace LowLatencyLog.Benchmarks.Latency;
+
+/// <summary>
+/// One producer thread logging at a fixed rate on a schedule fixed in advance, with histograms of its own.
+/// </summary>
+/// <remarks>
+/// Each call is timed from the moment it was <em>due</em> (response time), not from when it actually started (service
+/// time, recorded separately). When a call stalls, the calls due meanwhile start late and their wait counts, as it
+/// would for an application that has work arriving at that rate: measuring from the actual start would hide the stall
+/// behind a single slow sample (coordinated omission; log4j2's response-time test measures the same way).
+/// Between calls the thread sleeps when the next one is more than 2 ms away and yields otherwise, so that on a small
+/// machine the pacing leaves the cores to the appender's worker (it spins only for the last 50 µs); the lateness of the wake-up itself is part of what is
+/// measured, the same for every case (the NoLogging case shows it alone).
+/// </remarks>
+internal sealed class PacedProducer
+{
+    /// <summary>Anything slower than ten minutes is clamped; the histogram keeps three significant digits.</summary>
+    private const long HighestNanoseconds = 600L * 1_000_000_000;
+
+    private static readonly double NanosecondsPerTick = 1e9 / Stopwatch.Frequency;
+
+    private readonly BenchSession _session;
+    private readonly long _firstDue;
+    private readonly long _periodTicks;
+    private readonly long _measureFrom;
+    private readonly long _end;
+    private readonly Thread _thread;
+    private long _sent;
+    private long _lagTicks;
+    private Exception? _failure;
+
+    /// <param name="session">Where to log.</param>
+    /// <param name="firstDue">Stopwatch timestamp of this producer's first call.</param>
+    /// <param name="periodTicks">Stopwatch ticks between two of this producer's calls.</param>
+    /// <param name="measureFrom">Calls due before this timestamp are the warm-up: made, not recorded.</param>
+    /// <param name="end">No call is due at or after this timestamp.</param>
+    public PacedProducer(BenchSession session, long firstDue, long periodTicks, long measureFrom, long end)
+    {
+        _session = session;
+        _firstDue = firstDue;
+        _periodTicks = periodTicks;
+        _measureFrom = measureFrom;
+        _end = end;
+        _thread = new Thread(Run) { IsBackground = true };
+    }
+
+    /// <summary>Due time to end of call.</summary>
+    public LongHistogram Response { get; } = new LongHistogram(HighestNanoseconds, 3);
+
+    /// <summary>Actual start to end of call.</summary>
+    public LongHistogram Service { get; } = new LongHistogram(HighestNanoseconds, 3);
+
+    public long Sent => Volatile.Read(ref _sent);
+
+    /// <summary>How far behind its schedule the producer was at its latest call (ticks).</summary>
+    public long LagTicks => Volatile.Read(ref _lagTicks);
+
+    public Exception? Failure => _failure;
+
+    public void Start() => _thread.Start();
+
+    public void Join() => _thread.Join();
+
+    private void Run()
+    {
+        try
+        {
+            long sleepAbove = Stopwatch.Frequency / 500; // 2 ms
+            long yieldAbove = Stopwatch.Frequency / 20_000; // 50 µs: closer than that, a yield may lose the core for too long
+            long sent = 0;
+            for (long due = _firstDue; due < _end; due += _periodTicks)
+            {
+                long now = Stopwatch.GetTimestamp();
+                while (now < due)
+                {
+                    if (due - now > sleepAbove)
+                    {
+                        Thread.Sleep(1);
+                    }
+                    else if (due - now > yieldAbove)
+                    {
+                        Thread.Yield();
+                    }
+
+                    now = Stopwatch.GetTimestamp();
+                }
+
+                _session.Log();
+                long done = Stopwatch.GetTimestamp();
+                if (due >= _measureFrom)
+                {
+                    Response.RecordValue(ToNanoseconds(done - due));
+                    Service.RecordValue(ToNanoseconds(done - now));
+                }
+
+                sent++;
+                if ((sent & 255) == 0)
+                {
+                    Volatile.Write(ref _sent, sent);
+                    Volatile.Write(ref _lagTicks, now - due);
+                }
+            }
+
+            Volatile.Write(ref _sent, sent);
+        }
+        catch (Exception e)
+        {
+            _failure = e;
+        }
+    }
+
+    private static long ToNanoseconds(long ticks) => Math.Clamp((long)(ticks * NanosecondsPerTick), 1, HighestNanoseconds);
+}

@@ -1,0 +1,100 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using LowLatencyLog.Benchmarks.Cases;
+using LowLatencyLog.Benchmarks.Charts;
+
+namespace LowLatencyLog.Benchmarks.Quick;
+
+/// <summary>
+/// <c>--quick [repeats]</c>: the README's comparison in a few minutes. Every quick case, 1 and 4 producers, end to
+/// end to a file; the median of several runs after one warm-up run. Prints a Markdown table (events/s and the ratio
+/// against log4net's RollingFileAppender) and writes <c>Quick-throughput.csv</c> for <c>--charts</c>.
+/// </summary>
+/// <remarks>
+/// Not BenchmarkDotNet: one process, few runs, no statistics beyond the median. Use it to see the picture; use the
+/// BenchmarkDotNet suites for figures to publish.
+/// </remarks>
+internal static class QuickComparison
+{
+    private static readonly int[] ProducerCounts = { 1, 4 };
+
+    public static int Run(string[] args)
+    {
+        int repeats = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 5;
+        string csv = args.Length > 2 ? args[2] : Path.Combine(ResultsFolder.Path, "Quick-throughput.csv");
+        CaseTable.ReportSkipped(Suites.Quick);
+        BenchCase[] cases = CaseTable.Runnable(Suites.Quick).ToArray();
+        Console.WriteLine($"Quick comparison: {cases.Length} cases x {ProducerCounts.Length} producer counts, {ThroughputProbe.Events:N0} events per run, median of {repeats} runs; {Environment.ProcessorCount} cores.");
+
+        var rows = new List<ThroughputRow>();
+        bool rewrite = !Console.IsOutputRedirected;
+        int step = 0;
+        foreach (BenchCase benchCase in cases)
+        {
+            foreach (int producers in ProducerCounts)
+            {
+                step++;
+                string progress = $"[{step}/{cases.Length * ProducerCounts.Length}] {benchCase.Name}, {producers} producer(s)";
+                Console.Write(rewrite ? "\r" + progress.PadRight(70) : progress + Environment.NewLine);
+                ThroughputProbe.Measure(benchCase, producers); // warm-up: JIT, file system caches
+                double[] runs = Enumerable.Range(0, repeats).Select(_ => ThroughputProbe.Measure(benchCase, producers)).OrderBy(v => v).ToArray();
+                double median = runs[runs.Length / 2];
+                rows.Add(new ThroughputRow("Quick", benchCase.Name, producers, median, 1e9 / median, -1));
+            }
+        }
+
+        if (rewrite)
+        {
+            Console.Write("\r".PadRight(71) + "\r");
+        }
+
+        Console.WriteLine();
+        Console.WriteLine(Table(rows));
+        ThroughputCsv.Write(csv, rows);
+        Console.WriteLine($"CSV: {csv}");
+        return 0;
+    }
+
+    /// <summary>Markdown: events/s per producer count and the ratio against the reference with the same producers.</summary>
+    public static string Table(IReadOnlyList<ThroughputRow> rows)
+    {
+        int[] producers = rows.Select(r => r.Producers).Distinct().OrderBy(p => p).ToArray();
+        var reference = rows.Where(r => r.Case == CaseTable.Reference).ToDictionary(r => r.Producers, r => r.EventsPerSecond);
+        var lines = new List<string>
+        {
+            "| case | " + string.Join(" | ", producers.Select(p => $"{p} producer{(p == 1 ? "" : "s")}")) + " |",
+            "|---|" + string.Concat(producers.Select(_ => "---:|")),
+        };
+        foreach (var byCase in rows.GroupBy(r => r.Case))
+        {
+            var cells = producers.Select(p =>
+            {
+                ThroughputRow? row = byCase.FirstOrDefault(r => r.Producers == p);
+                if (row == null)
+                {
+                    return "-";
+                }
+
+                string ratio = reference.TryGetValue(p, out double baseline) ? $" ({row.EventsPerSecond / baseline:F1}×)" : "";
+                return FormatRate(row.EventsPerSecond) + ratio;
+            });
+            lines.Add($"| {byCase.Key} | {string.Join(" | ", cells)} |");
+        }
+
+        lines.Add($"Events/s end to end (all lines on disk); in brackets: against {CaseTable.Reference} (log4net RollingFileAppender, defaults) with the same producers.");
+        return string.Join(Environment.NewLine, lines);
+    }
+
+    public static string FormatRate(double eventsPerSecond) => eventsPerSecond >= 1e6
+        ? (eventsPerSecond / 1e6).ToString("F2", CultureInfo.InvariantCulture) + " M/s"
+        : (eventsPerSecond / 1e3).ToString("F0", CultureInfo.InvariantCulture) + " k/s";
+}
+
+/// <summary>Where the commands write their CSV files: BenchmarkDotNet's own results folder.</summary>
+internal static class ResultsFolder
+{
+    public static string Path => System.IO.Path.Combine("BenchmarkDotNet.Artifacts", "results");
+}
