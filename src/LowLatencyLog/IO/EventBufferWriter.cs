@@ -69,6 +69,9 @@ internal sealed class EventBufferWriter : TextWriter
     private bool _full;
     private long _dropped;
 
+    // Bytes of complete events encoded since creation (what a size-based roll counts).
+    private long _encodedTotal;
+
     // Set when an implicit write (making room inside a Write call) failed; cleared by a successful explicit write.
     private bool _suspended;
     private Exception? _writeFailure;
@@ -118,6 +121,12 @@ internal sealed class EventBufferWriter : TextWriter
 
     /// <summary>Events dropped whole since creation because the buffer had reached its cap.</summary>
     public long DroppedEvents => _dropped;
+
+    /// <summary>Bytes of complete events encoded since creation; chars not encoded yet are not counted.</summary>
+    public long EncodedBytes => _encodedTotal;
+
+    /// <summary>Chars of complete events not encoded yet (see <see cref="EncodePending"/>).</summary>
+    public int PendingChars => _charComplete;
 
     /// <summary>True while chars or bytes of complete events wait to be written.</summary>
     public bool HasCompleteEvents => _complete > 0 || _charComplete > 0;
@@ -225,6 +234,9 @@ internal sealed class EventBufferWriter : TextWriter
         }
     }
 
+    /// <summary>Encodes the chars written so far, so <see cref="EncodedBytes"/> and <see cref="CompleteLength"/> are exact.</summary>
+    public void EncodePending() => EncodeChunk();
+
     /// <summary>Drops the event being written (a layout that failed half-way), keeping the complete ones.</summary>
     /// <remarks>The encoder is reset too, so a lone high surrogate left at the end of the previous event is dropped.</remarks>
     public void AbandonEvent()
@@ -321,7 +333,7 @@ internal sealed class EventBufferWriter : TextWriter
             if (_bytes.Length - _length >= worst || (TryWriteOut() && _bytes.Length - _length >= worst))
             {
                 Encode(0, _charComplete, allowGrowth: false);
-                _complete = _length;
+                MarkComplete();
             }
             else
             {
@@ -359,7 +371,7 @@ internal sealed class EventBufferWriter : TextWriter
             }
             else if (Encode(start, end - start, allowGrowth: true))
             {
-                _complete = _length;
+                MarkComplete();
             }
             else
             {
@@ -517,6 +529,12 @@ internal sealed class EventBufferWriter : TextWriter
             _length += _encoder.GetBytes(chars, 0, bytes, _bytes.Length - _length, flush: true);
         }
 
+        MarkComplete();
+    }
+
+    private void MarkComplete()
+    {
+        _encodedTotal += _length - _complete;
         _complete = _length;
     }
 
