@@ -236,11 +236,13 @@ public sealed class EventBufferWriterTests
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("event-1\nevent-2\n"));
     }
 
-    [Test]
-    public void Numbers_AreFormattedWithTheCurrentCulture_AsAStreamWriterFormatsThem()
+    [TestCase("de-DE")]
+    [TestCase("sv-SE")]
+    [TestCase("ar-SA")]
+    public void Numbers_AreFormattedWithTheCurrentCulture_AsAStreamWriterFormatsThem(string culture)
     {
         CultureInfo saved = CultureInfo.CurrentCulture;
-        CultureInfo.CurrentCulture = new CultureInfo("de-DE");
+        CultureInfo.CurrentCulture = new CultureInfo(culture);
         try
         {
             var encoding = new UTF8Encoding(false);
@@ -257,13 +259,21 @@ public sealed class EventBufferWriterTests
                     target.Write(' ');
                     target.Write(1234567.891m);
                     target.Write(" {0:N2} {1}", 1234.5, -7);
+                    target.Write(-42);
+                    target.Write(int.MinValue);
+                    target.Write(-9876543210L);
+                    target.Write(long.MinValue);
                     target.WriteLine(3.5);
                 }
             }
 
             writer.EndEvent();
             writer.Flush();
-            Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Does.StartWith("1234,5 0,25 1234567,891 1.234,50 -7"));
+            if (culture == "de-DE")
+            {
+                Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Does.StartWith("1234,5 0,25 1234567,891 1.234,50 -7-42"));
+            }
+
             Assert.That(stream.ToArray(), Is.EqualTo(reference.ToArray()));
         }
         finally

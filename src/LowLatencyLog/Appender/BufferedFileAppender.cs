@@ -215,9 +215,20 @@ public class BufferedFileAppender : AppenderSkeleton
     /// <remarks>log4net's <c>DoAppend(LoggingEvent[])</c> reaches this overload (not the array one).</remarks>
     protected override void Append(IEnumerable<LoggingEvent> loggingEvents)
     {
-        foreach (LoggingEvent loggingEvent in loggingEvents)
+        if (loggingEvents is List<LoggingEvent> list)
         {
-            AppendOne(loggingEvent);
+            // What DoAppend(LoggingEvent[]) passes: indexed, without an enumerator behind an interface.
+            for (int i = 0; i < list.Count; i++)
+            {
+                AppendOne(list[i]);
+            }
+        }
+        else
+        {
+            foreach (LoggingEvent loggingEvent in loggingEvents)
+            {
+                AppendOne(loggingEvent);
+            }
         }
 
         EndAppend(batch: true);

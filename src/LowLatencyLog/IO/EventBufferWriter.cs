@@ -215,6 +215,42 @@ internal sealed class EventBufferWriter : TextWriter
             buffer = buffer.Slice(n);
         }
     }
+
+    // log4net's %date writes its milliseconds through Write(int): formatting into the char buffer, with the same
+    // provider the base class would use, saves the string the base class allocates.
+    public override void Write(int value)
+    {
+        if (CharCapacity - _charCount < 11)
+        {
+            EncodeChunk();
+        }
+
+        if (value.TryFormat(_chars.AsSpan(_charCount), out int written, default, FormatProvider))
+        {
+            _charCount += written;
+        }
+        else
+        {
+            base.Write(value);
+        }
+    }
+
+    public override void Write(long value)
+    {
+        if (CharCapacity - _charCount < 20)
+        {
+            EncodeChunk();
+        }
+
+        if (value.TryFormat(_chars.AsSpan(_charCount), out int written, default, FormatProvider))
+        {
+            _charCount += written;
+        }
+        else
+        {
+            base.Write(value);
+        }
+    }
 #endif
 
     /// <summary>Marks the end of an event: everything written so far may go to the stream.</summary>
