@@ -127,6 +127,7 @@ public sealed class BufferedFileAppenderTests
     <staticLogFileName value=""nope"" />
     <preserveLogFileNameExtension value=""2"" />
     <datePattern value=""'fixed'"" />
+    <lockingModel type=""log4net.Appender.FileAppender+MinimalLock"" />
     <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%newline"" /></layout>
   </appender>
   <root><level value=""ALL"" /><appender-ref ref=""file"" /></root>
