@@ -22,6 +22,8 @@ namespace LowLatencyLog.Benchmarks;
 /// </summary>
 [Config(typeof(Config))]
 [MemoryDiagnoser]
+[MinColumn]
+[MedianColumn]
 public class FileAppenderBenchmarks
 {
     public const int Events = 1_000_000;
