@@ -194,6 +194,37 @@ public sealed class BufferedFileAppenderTests
     }
 
     [Test]
+    public void ALongOutage_KeepsMemoryBounded_AndReportsTheEventsDroppedWhole()
+    {
+        string blocker = Path.Combine(_folder, "logs");
+        File.WriteAllText(blocker, "a file where the folder should be");
+        string path = Path.Combine(blocker, "app.log");
+        var errors = new RecordingErrorHandler();
+        BufferedFileAppender appender = Activate(new BufferedFileAppender { File = path, FlushInterval = "0", ErrorHandler = errors });
+        string padding = new string('p', 200);
+        const int total = 120_000; // about 25 MB of text, beyond the 16 MB the buffer may hold
+        for (int i = 0; i < total; i += 1000)
+        {
+            appender.DoAppend(Enumerable.Range(i, 1000)
+                .Select(n => new LoggingEvent(typeof(BufferedFileAppenderTests), null, "App", Level.Info, $"event {n} {padding}", null))
+                .ToArray());
+        }
+
+        Assert.That(appender.Writer!.Capacity, Is.LessThanOrEqualTo(16 * 1024 * 1024));
+        Assert.That(errors.Errors, Has.Some.Contains("dropped whole"));
+        File.Delete(blocker);
+        Assert.That(appender.Flush(5000), Is.True);
+        appender.Close();
+
+        string[] lines = File.ReadAllLines(path);
+        Assert.That(lines.Length + appender.Writer.DroppedEvents, Is.EqualTo(total), "each event kept or counted");
+        for (int i = 0; i < lines.Length; i++)
+        {
+            Assert.That(lines[i], Is.EqualTo($"event {i} {padding}"), "the first events are kept, whole and in order");
+        }
+    }
+
+    [Test]
     public void TheFileDeletedUnderTheAppender_IsCreatedAgain()
     {
         string path = Path.Combine(_folder, "app.log");
