@@ -1,13 +1,22 @@
 using System;
 using System.IO;
 using System.Text;
+using log4net;
+using log4net.Appender;
+using log4net.Core;
+using log4net.Layout;
+using log4net.Repository.Hierarchy;
+using LowLatencyLog.Appender;
 using LowLatencyLog.IO;
 
 namespace LowLatencyLog.KillTarget;
 
 /// <summary>
-/// Writes numbered events through <see cref="EventBufferWriter"/> into the file named by the first argument, in
-/// batches of varying size, and prints "flushed N" after each batch, forever. The test kills it at some point.
+/// Writes numbered events into a file, in batches of varying size, and prints "flushed N" after each batch, forever.
+/// The test kills it at some point. <c>KillTarget path</c> writes through <see cref="EventBufferWriter"/>;
+/// <c>KillTarget appender kind path</c> logs through a file appender: <c>buffered</c> (BufferedFileAppender),
+/// <c>rolling</c> (RollingBufferedFileAppender, size rolls, backups numbered upwards) or <c>forwarding</c>
+/// (BufferedFileAppender behind log4net's BufferingForwardingAppender, a stand-in for an async appender).
 /// </summary>
 public static class Program
 {
@@ -17,6 +26,12 @@ public static class Program
 
     public static void Main(string[] args)
     {
+        if (args.Length == 3 && args[0] == "appender")
+        {
+            RunAppender(args[1], args[2]);
+            return;
+        }
+
         using var file = new FileStream(args[0], FileMode.Create, FileAccess.Write, FileShare.Read, 1);
         var writer = new EventBufferWriter(new UTF8Encoding(false), 4096) { Stream = file };
         long sequence = 0;
@@ -30,8 +45,78 @@ public static class Program
             }
 
             writer.Flush();
-            Console.Out.WriteLine("flushed " + sequence);
-            Console.Out.Flush();
+            Report(sequence);
         }
+    }
+
+    private static void RunAppender(string kind, string path)
+    {
+        var repository = (Hierarchy)LogManager.CreateRepository("kill-target");
+        var layout = new PatternLayout("%message%newline");
+        layout.ActivateOptions();
+        BufferedFileAppender file = kind == "rolling"
+            ? new RollingBufferedFileAppender { RollingStyle = "Size", MaximumFileSize = "256KB", MaxSizeRollBackups = "-1", CountDirection = "1" }
+            : new BufferedFileAppender();
+        file.File = path;
+        file.Layout = layout;
+        file.BufferSize = "16384";
+        file.ActivateOptions();
+        IAppender top = file;
+        if (kind == "forwarding")
+        {
+            var buffer = new BufferingForwardingAppender { BufferSize = 50, Lossy = false };
+            buffer.AddAppender(file);
+            buffer.ActivateOptions();
+            top = buffer;
+        }
+
+        repository.Root.AddAppender(top);
+        repository.Root.Level = Level.All;
+        repository.Configured = true;
+        ILog log = LogManager.GetLogger(repository.Name, "kill");
+
+        long sequence = 0;
+        for (int batch = 0; ; batch++)
+        {
+            int size = 1 + batch % 97;
+            if (kind == "forwarding")
+            {
+                for (int i = 0; i < 100; i++)
+                {
+                    log.Info(Message(sequence++));
+                }
+            }
+            else if (batch % 3 == 0)
+            {
+                // Single events, buffered, then an explicit flush.
+                for (int i = 0; i < size; i++)
+                {
+                    log.Info(Message(sequence++));
+                }
+
+                file.Flush(5000);
+            }
+            else
+            {
+                // A batch, as an async appender's worker delivers it: written at its end.
+                var events = new LoggingEvent[size];
+                for (int i = 0; i < size; i++)
+                {
+                    events[i] = new LoggingEvent(typeof(Program), repository, "kill", Level.Info, Message(sequence++), null);
+                }
+
+                file.DoAppend(events);
+            }
+
+            Report(sequence);
+        }
+    }
+
+    private static string Message(long sequence) => EventText(sequence).TrimEnd('\n');
+
+    private static void Report(long sequence)
+    {
+        Console.Out.WriteLine("flushed " + sequence);
+        Console.Out.Flush();
     }
 }

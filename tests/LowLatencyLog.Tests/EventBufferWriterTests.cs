@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Text;
@@ -127,7 +128,6 @@ public sealed class EventBufferWriterTests
         WriteEvent(writer, big);
         writer.Flush();
 
-        Assert.That(writer.Capacity, Is.GreaterThanOrEqualTo(Encoding.UTF8.GetByteCount(big)));
         Assert.That(stream.Writes, Is.EqualTo(new[] { 6, Encoding.UTF8.GetByteCount(big) }));
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("small\n" + big));
     }
@@ -234,6 +234,280 @@ public sealed class EventBufferWriterTests
         WriteEvent(writer, "event-2\n");
         writer.Flush();
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("event-1\nevent-2\n"));
+    }
+
+    [TestCase("de-DE")]
+    [TestCase("sv-SE")]
+    [TestCase("ar-SA")]
+    public void Numbers_AreFormattedWithTheCurrentCulture_AsAStreamWriterFormatsThem(string culture)
+    {
+        CultureInfo saved = CultureInfo.CurrentCulture;
+        CultureInfo.CurrentCulture = new CultureInfo(culture);
+        try
+        {
+            var encoding = new UTF8Encoding(false);
+            var stream = new RecordingStream();
+            var writer = new EventBufferWriter(encoding, 256) { Stream = stream };
+            var reference = new MemoryStream();
+            using (var streamWriter = new StreamWriter(reference, encoding, 1024, leaveOpen: true))
+            {
+                foreach (TextWriter target in new TextWriter[] { writer, streamWriter })
+                {
+                    target.Write(1234.5);
+                    target.Write(' ');
+                    target.Write(0.25f);
+                    target.Write(' ');
+                    target.Write(1234567.891m);
+                    target.Write(" {0:N2} {1}", 1234.5, -7);
+                    target.Write(-42);
+                    target.Write(int.MinValue);
+                    target.Write(-9876543210L);
+                    target.Write(long.MinValue);
+                    target.WriteLine(3.5);
+                }
+            }
+
+            writer.EndEvent();
+            writer.Flush();
+            if (culture == "de-DE")
+            {
+                Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Does.StartWith("1234,5 0,25 1234567,891 1.234,50 -7-42"));
+            }
+
+            Assert.That(stream.ToArray(), Is.EqualTo(reference.ToArray()));
+        }
+        finally
+        {
+            CultureInfo.CurrentCulture = saved;
+        }
+    }
+
+    [Test]
+    public void TenWritesPerEvent_AreEncodedInFarFewerEncoderCallsThanWrites()
+    {
+        var encoding = new CountingEncoding();
+        var stream = new RecordingStream();
+        var writer = new EventBufferWriter(encoding, 1 << 16) { Stream = stream };
+        var expected = new StringBuilder();
+        for (int i = 0; i < 200; i++)
+        {
+            foreach (string part in new[] { "2026-11-22 10:00:00,123", " [", "worker", "] ", "INFO ", " ", "App.Orders", " - ", "order " + i, "\n" })
+            {
+                writer.Write(part);
+                expected.Append(part);
+            }
+
+            writer.EndEvent();
+        }
+
+        writer.Flush();
+        Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo(expected.ToString()));
+        Assert.That(encoding.EncoderCalls, Is.LessThan(200), "at most one encoder call per event, not one per write");
+    }
+
+    [Test]
+    public void RandomTextSplitAcrossRandomWrites_GivesTheBytesAStreamWriterWrites()
+    {
+        var random = new Random(42);
+        string[] pieces = { "a", "é", "日本", "😀", "\uD83D", "\uDE00", "𝄞x", "\n", new string('z', 700), "\r\n" };
+        foreach (Encoding encoding in new Encoding[] { new UTF8Encoding(false), new UnicodeEncoding(false, false), Encoding.Latin1 })
+        {
+            foreach (int bufferSize in new[] { 16, 300, 1 << 16 })
+            {
+                var stream = new RecordingStream();
+                var writer = new EventBufferWriter(encoding, bufferSize) { Stream = stream };
+                var reference = new MemoryStream();
+                using (var streamWriter = new StreamWriter(reference, encoding, 1024, leaveOpen: true))
+                {
+                    for (int e = 0; e < 300; e++)
+                    {
+                        int writes = random.Next(1, 12);
+                        for (int w = 0; w < writes; w++)
+                        {
+                            string text = pieces[random.Next(pieces.Length)];
+                            if (random.Next(3) == 0)
+                            {
+                                foreach (char c in text)
+                                {
+                                    writer.Write(c);
+                                }
+                            }
+                            else
+                            {
+                                writer.Write(text);
+                            }
+
+                            streamWriter.Write(text);
+                        }
+
+                        writer.EndEvent();
+                    }
+                }
+
+                writer.Flush();
+                Assert.That(stream.ToArray(), Is.EqualTo(reference.ToArray()), $"{encoding.WebName}, buffer {bufferSize}");
+            }
+        }
+    }
+
+    [Test]
+    public void WriteSpan_AppendsTheChars()
+    {
+        var writer = Utf8Writer(64, out RecordingStream stream);
+        writer.Write("ab".AsSpan());
+        writer.Write(new string('é', 100).AsSpan());
+        writer.Write(ReadOnlySpan<char>.Empty);
+        writer.EndEvent();
+        writer.Flush();
+        Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("ab" + new string('é', 100)));
+    }
+
+    [Test]
+    public void WithoutAStream_GrowthStopsAtTheCap_AndWholeEventsBeyondItAreDroppedAndCounted()
+    {
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64, maxCapacity: 1024);
+        for (int i = 0; i < 1000; i++)
+        {
+            writer.Write("event ");
+            writer.Write(i);
+            writer.Write('\n');
+            writer.EndEvent();
+        }
+
+        writer.WriteCompleteEvents();
+        Assert.That(writer.Capacity, Is.LessThanOrEqualTo(1024));
+        Assert.That(writer.DroppedEvents, Is.GreaterThan(800));
+
+        var stream = new RecordingStream();
+        writer.Stream = stream;
+        WriteEvent(writer, "after\n");
+        writer.Flush();
+        string[] lines = Encoding.UTF8.GetString(stream.ToArray()).Split('\n');
+        long kept = lines.Length - 2;
+        Assert.That(kept + writer.DroppedEvents, Is.EqualTo(1000), "each event either kept or counted");
+        for (int i = 0; i < kept; i++)
+        {
+            Assert.That(lines[i], Is.EqualTo("event " + i), "the events kept are the first ones, whole");
+        }
+
+        Assert.That(lines[^2], Is.EqualTo("after"), "writing resumes once a stream is attached");
+    }
+
+    [Test]
+    public void WhileTheStreamFails_GrowthStopsAtTheCap_AndNoWriteThrows()
+    {
+        var stream = new RecordingStream { Failure = new IOException("disk full") };
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64, maxCapacity: 512) { Stream = stream };
+        for (int i = 0; i < 500; i++)
+        {
+            WriteEvent(writer, $"event {i}\n");
+        }
+
+        Assert.That(writer.Capacity, Is.LessThanOrEqualTo(512));
+        Assert.That(writer.DroppedEvents, Is.GreaterThan(0));
+        Assert.That(writer.TakeWriteFailure(), Is.InstanceOf<IOException>(), "the failure is kept for the owner to report");
+        Assert.That(writer.TakeWriteFailure(), Is.Null, "and reported once");
+
+        stream.Failure = null;
+        writer.Flush();
+        string[] lines = Encoding.UTF8.GetString(stream.ToArray()).Split('\n');
+        Assert.That(lines.Length - 1 + writer.DroppedEvents, Is.EqualTo(500));
+        Assert.That(lines[0], Is.EqualTo("event 0"));
+    }
+
+    [Test]
+    public void AnEventLargerThanTheCap_IsDroppedWhole_AndTheNextOneIsKept()
+    {
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64, maxCapacity: 4096) { Stream = new RecordingStream() };
+        var stream = (RecordingStream)writer.Stream!;
+        WriteEvent(writer, "before\n");
+        for (int i = 0; i < 100; i++)
+        {
+            writer.Write(new string('g', 100));
+        }
+
+        writer.EndEvent();
+        WriteEvent(writer, "after\n");
+        writer.Flush();
+        Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("before\nafter\n"));
+        Assert.That(writer.DroppedEvents, Is.EqualTo(1));
+        Assert.That(writer.Capacity, Is.EqualTo(64));
+    }
+
+    [Test]
+    public void AfterAGiantEvent_TheBufferShrinksBackToItsConfiguredSize()
+    {
+        var writer = Utf8Writer(256, out RecordingStream stream);
+        WriteEvent(writer, new string('G', 100_000) + "\n");
+        WriteEvent(writer, "small\n");
+        writer.Flush();
+        Assert.That(writer.Capacity, Is.EqualTo(256));
+        Assert.That(stream.Length, Is.EqualTo(100_007));
+    }
+
+    /// <summary>UTF-8 whose encoders count how often they are asked to encode.</summary>
+    private sealed class CountingEncoding : UTF8Encoding
+    {
+        public CountingEncoding()
+            : base(false)
+        {
+        }
+
+        public int EncoderCalls { get; set; }
+
+        public override Encoder GetEncoder() => new CountingEncoder(this, base.GetEncoder());
+    }
+
+    private sealed class CountingEncoder : Encoder
+    {
+        private readonly CountingEncoding _owner;
+        private readonly Encoder _inner;
+
+        public CountingEncoder(CountingEncoding owner, Encoder inner)
+        {
+            _owner = owner;
+            _inner = inner;
+        }
+
+        public override int GetByteCount(char[] chars, int index, int count, bool flush) => _inner.GetByteCount(chars, index, count, flush);
+
+        public override int GetBytes(char[] chars, int charIndex, int charCount, byte[] bytes, int byteIndex, bool flush)
+        {
+            _owner.EncoderCalls++;
+            return _inner.GetBytes(chars, charIndex, charCount, bytes, byteIndex, flush);
+        }
+
+        public override unsafe int GetBytes(char* chars, int charCount, byte* bytes, int byteCount, bool flush)
+        {
+            _owner.EncoderCalls++;
+            return _inner.GetBytes(chars, charCount, bytes, byteCount, flush);
+        }
+
+        public override int GetBytes(ReadOnlySpan<char> chars, Span<byte> bytes, bool flush)
+        {
+            _owner.EncoderCalls++;
+            return _inner.GetBytes(chars, bytes, flush);
+        }
+
+        public override unsafe void Convert(char* chars, int charCount, byte* bytes, int byteCount, bool flush, out int charsUsed, out int bytesUsed, out bool completed)
+        {
+            _owner.EncoderCalls++;
+            _inner.Convert(chars, charCount, bytes, byteCount, flush, out charsUsed, out bytesUsed, out completed);
+        }
+
+        public override void Convert(char[] chars, int charIndex, int charCount, byte[] bytes, int byteIndex, int byteCount, bool flush, out int charsUsed, out int bytesUsed, out bool completed)
+        {
+            _owner.EncoderCalls++;
+            _inner.Convert(chars, charIndex, charCount, bytes, byteIndex, byteCount, flush, out charsUsed, out bytesUsed, out completed);
+        }
+
+        public override void Convert(ReadOnlySpan<char> chars, Span<byte> bytes, bool flush, out int charsUsed, out int bytesUsed, out bool completed)
+        {
+            _owner.EncoderCalls++;
+            _inner.Convert(chars, bytes, flush, out charsUsed, out bytesUsed, out completed);
+        }
+
+        public override void Reset() => _inner.Reset();
     }
 
     /// <summary>The first write puts half its bytes in the stream and then fails, like a disk that filled up.</summary>

@@ -5,40 +5,90 @@ using System.Text;
 namespace LowLatencyLog.IO;
 
 /// <summary>
-/// A <see cref="TextWriter"/> that encodes what a layout writes straight into one large byte buffer and hands the
+/// A <see cref="TextWriter"/> that collects what a layout writes, encodes it into one large byte buffer and hands the
 /// stream only whole events: every <see cref="Stream.Write(byte[], int, int)"/> it makes ends where an event ended.
 /// </summary>
 /// <remarks>
-/// <para>A layout renders an event into this writer; the caller then calls <see cref="EndEvent"/>. When the buffer has
-/// no room for what is being written, the complete events are written to the stream in one call and the part of the
-/// current event already encoded moves to the front; an event larger than the whole buffer makes the buffer grow, so it
-/// is still written in one piece. <see cref="WriteCompleteEvents"/> writes what is complete (the end of a batch, a
-/// flush, a close). A process killed at any moment therefore leaves a file whose every complete line is a whole
-/// event. One thing is beyond any writer's control: Linux stops copying a write that spans pages when a fatal signal
-/// (SIGKILL) arrives during the call, so the file can end with the first part of one event, cut at a page boundary and
-/// without its newline. Whoever appends to such a file must start on a new line.</para>
+/// <para>Writes land in a char buffer; <see cref="EndEvent"/> only records where the event ended. The chars are encoded
+/// in one call when the char buffer fills or when bytes are wanted (<see cref="WriteCompleteEvents"/>, a flush), so a
+/// layout that makes ten small writes per event costs a copy per write and a share of one encoder call, not ten
+/// encoder calls. When the byte buffer has no room, the complete events are written to the stream in one call and the
+/// part of the current event already encoded stays; an event larger than the buffer makes the buffer grow, so it is
+/// still written in one piece, and the buffer shrinks back to its configured size once that event has been written.
+/// A process killed at any moment therefore leaves a file whose every complete line is a whole event. One thing is
+/// beyond any writer's control: Linux stops copying a write that spans pages when a fatal signal (SIGKILL) arrives
+/// during the call, so the file can end with the first part of one event, cut at a page boundary and without its
+/// newline. Whoever appends to such a file must start on a new line.</para>
+/// <para>Growth is capped (<c>maxCapacity</c>). While the stream is missing or failing, complete events pile up to the
+/// cap; beyond it each new event is dropped whole and counted in <see cref="DroppedEvents"/>, never half-kept. An
+/// event larger than the cap is dropped the same way. So an outage of any length costs bounded memory.</para>
 /// <para>The bytes are those a <see cref="StreamWriter"/> with the same encoding writes for the same text: both encode
-/// through one stateful <see cref="Encoder"/> of that encoding, so a surrogate pair split across two writes is encoded
-/// correctly. The preamble (byte-order mark) is not written here; the file appender writes it to a new file.</para>
-/// <para>Not thread-safe: the appender that owns it serializes access.</para>
+/// through one stateful <see cref="Encoder"/> of that encoding (so a surrogate pair split across two writes, or across
+/// two encoder calls, is encoded correctly), and both format numbers with the current culture. The preamble
+/// (byte-order mark) is not written here; the file appender writes it to a new file.</para>
+/// <para>Write calls never throw because of the stream: a failure while making room is kept for the owner
+/// (<see cref="TakeWriteFailure"/>) and implicit writes stop until an explicit <see cref="WriteCompleteEvents"/>
+/// succeeds. Not thread-safe: the appender that owns it serializes access.</para>
 /// </remarks>
 internal sealed class EventBufferWriter : TextWriter
 {
+    /// <summary>Default cap on the byte buffer: enough for minutes of a busy log while the file is unavailable.</summary>
+    public const int DefaultMaxCapacity = 16 * 1024 * 1024;
+
+    // 4096 chars: ~40 typical events per encoder call; small enough to stay in L1 with the bytes it produces.
+    private const int CharCapacity = 4096;
+
+    // Event ends recorded per char chunk, used only when the bytes must be encoded one event at a time (no room).
+    private const int MaxEventsPerChunk = 512;
+
     private readonly Encoding _encoding;
     private readonly Encoder _encoder;
-    private readonly char[] _single = new char[1];
+    private readonly int _initialSize;
+    private readonly int _maxCapacity;
+    private readonly int _minRoom;
+
+    // Chars not encoded yet. [0, _charComplete) belong to complete events, whose ends are in _eventEnds;
+    // [_charComplete, _charCount) to the event being written.
+    private readonly char[] _chars = new char[CharCapacity];
+    private readonly int[] _eventEnds = new int[MaxEventsPerChunk];
+    private int _charCount;
+    private int _charComplete;
+    private int _eventsInChunk;
+
+    // Encoded bytes. [0, _complete) are complete events; [_complete, _length) the encoded start of the current event.
     private byte[] _bytes;
     private int _length;
     private int _complete;
+
     private Stream? _stream;
     private bool _unflushed;
 
-    public EventBufferWriter(Encoding encoding, int bufferSize)
-        : base(System.Globalization.CultureInfo.InvariantCulture)
+    // Cap handling: _dropping marks the current event as lost; _full says the buffer reached the cap with no usable
+    // stream, so each new event is dropped at EndEvent until a write succeeds or a stream is attached.
+    private bool _dropping;
+    private bool _full;
+    private long _dropped;
+
+    // Bytes of complete events encoded since creation (what a size-based roll counts).
+    private long _encodedTotal;
+
+    // Set when an implicit write (making room inside a Write call) failed; cleared by a successful explicit write.
+    private bool _suspended;
+    private Exception? _writeFailure;
+
+    /// <param name="encoding">The encoding (its preamble is not written).</param>
+    /// <param name="bufferSize">The byte buffer's size: complete events are written when it is full.</param>
+    /// <param name="maxCapacity">The most the byte buffer may grow to; null for the larger of
+    /// <paramref name="bufferSize"/> and <see cref="DefaultMaxCapacity"/>.</param>
+    public EventBufferWriter(Encoding encoding, int bufferSize, int? maxCapacity = null)
+        : base(null) // as StreamWriter: numbers are formatted with the current culture
     {
-        _encoding = encoding;
+        _encoding = encoding ?? throw new ArgumentNullException(nameof(encoding));
         _encoder = encoding.GetEncoder();
-        _bytes = new byte[Math.Max(bufferSize, encoding.GetMaxByteCount(2))];
+        _minRoom = encoding.GetMaxByteCount(2);
+        _initialSize = Math.Max(bufferSize, _minRoom);
+        _maxCapacity = Math.Max(_initialSize, maxCapacity ?? Math.Max(bufferSize, DefaultMaxCapacity));
+        _bytes = new byte[_initialSize];
     }
 
     public override Encoding Encoding => _encoding;
@@ -47,29 +97,64 @@ internal sealed class EventBufferWriter : TextWriter
     /// <remarks>
     /// Give it an unbuffered stream (a <see cref="FileStream"/> opened with a buffer size of 0 or 1): a buffering stream
     /// would hand the operating system its own chunks, which end mid-event, and a kill would then leave a torn line.
+    /// Setting a stream resumes writing after a failure.
     /// </remarks>
     public Stream? Stream
     {
         get => _stream;
-        set => _stream = value;
+        set
+        {
+            _stream = value;
+            _suspended = false;
+            _full = false;
+        }
     }
 
-    /// <summary>Bytes of complete events not yet handed to the stream.</summary>
+    /// <summary>Bytes of complete events encoded and not yet handed to the stream.</summary>
     public int CompleteLength => _complete;
 
-    /// <summary>Bytes buffered in all, the event being written included.</summary>
+    /// <summary>Bytes encoded in all, the encoded start of the event being written included.</summary>
     public int Length => _length;
 
-    /// <summary>The buffer's current size in bytes (it grows only for an event larger than itself).</summary>
+    /// <summary>The byte buffer's current size (above the configured size only while a large event is held).</summary>
     public int Capacity => _bytes.Length;
+
+    /// <summary>Events dropped whole since creation because the buffer had reached its cap.</summary>
+    public long DroppedEvents => _dropped;
+
+    /// <summary>Bytes of complete events encoded since creation; chars not encoded yet are not counted.</summary>
+    public long EncodedBytes => _encodedTotal;
+
+    /// <summary>Chars of complete events not encoded yet (see <see cref="EncodePending"/>).</summary>
+    public int PendingChars => _charComplete;
+
+    /// <summary>True while chars or bytes of complete events wait to be written.</summary>
+    public bool HasCompleteEvents => _complete > 0 || _charComplete > 0;
+
+    /// <summary>True while an event has been started and not ended.</summary>
+    public bool InEvent => _charCount > _charComplete || _length > _complete || _dropping;
+
+    /// <summary>
+    /// The exception of a write that failed while making room inside a Write call (returned once, then null).
+    /// </summary>
+    public Exception? TakeWriteFailure()
+    {
+        Exception? failure = _writeFailure;
+        _writeFailure = null;
+        return failure;
+    }
 
     public override void Write(char value)
     {
-        _single[0] = value;
-        Write(_single, 0, 1);
+        if (_charCount == CharCapacity)
+        {
+            EncodeChunk();
+        }
+
+        _chars[_charCount++] = value;
     }
 
-    public override unsafe void Write(char[] buffer, int index, int count)
+    public override void Write(char[] buffer, int index, int count)
     {
         if (buffer == null)
         {
@@ -81,86 +166,148 @@ internal sealed class EventBufferWriter : TextWriter
             throw new ArgumentOutOfRangeException(nameof(count), "index and count must describe a range inside buffer.");
         }
 
-        if (count == 0)
+        while (count > 0)
         {
-            return;
-        }
-
-        EnsureRoom(_encoding.GetMaxByteCount(count));
-        fixed (char* chars = &buffer[index])
-        fixed (byte* bytes = &_bytes[_length])
-        {
-            _length += _encoder.GetBytes(chars, count, bytes, _bytes.Length - _length, flush: false);
-        }
-    }
-
-    public override unsafe void Write(string? value)
-    {
-        if (string.IsNullOrEmpty(value))
-        {
-            return;
-        }
-
-        // Long strings go in chunks so the room needed stays bounded by the buffer, not by the string.
-        int chunk = Math.Max(1, (_bytes.Length / _encoding.GetMaxByteCount(1)) / 2);
-        fixed (char* start = value)
-        {
-            for (int offset = 0; offset < value!.Length; offset += chunk)
+            if (_charCount == CharCapacity)
             {
-                int count = Math.Min(chunk, value.Length - offset);
-                EnsureRoom(_encoding.GetMaxByteCount(count));
-                fixed (byte* bytes = &_bytes[_length])
-                {
-                    _length += _encoder.GetBytes(start + offset, count, bytes, _bytes.Length - _length, flush: false);
-                }
+                EncodeChunk();
             }
+
+            int n = Math.Min(count, CharCapacity - _charCount);
+            Array.Copy(buffer, index, _chars, _charCount, n);
+            _charCount += n;
+            index += n;
+            count -= n;
         }
     }
+
+    public override void Write(string? value)
+    {
+        if (value == null)
+        {
+            return;
+        }
+
+        int length = value.Length;
+        if (length <= CharCapacity - _charCount)
+        {
+            value.CopyTo(0, _chars, _charCount, length);
+            _charCount += length;
+            return;
+        }
+
+        WriteLong(value);
+    }
+
+#if NET8_0_OR_GREATER
+    public override void Write(ReadOnlySpan<char> buffer)
+    {
+        while (buffer.Length > 0)
+        {
+            if (_charCount == CharCapacity)
+            {
+                EncodeChunk();
+            }
+
+            int n = Math.Min(buffer.Length, CharCapacity - _charCount);
+            buffer.Slice(0, n).CopyTo(_chars.AsSpan(_charCount));
+            _charCount += n;
+            buffer = buffer.Slice(n);
+        }
+    }
+
+    // log4net's %date writes its milliseconds through Write(int): formatting into the char buffer, with the same
+    // provider the base class would use, saves the string the base class allocates.
+    public override void Write(int value)
+    {
+        if (CharCapacity - _charCount < 11)
+        {
+            EncodeChunk();
+        }
+
+        if (value.TryFormat(_chars.AsSpan(_charCount), out int written, default, FormatProvider))
+        {
+            _charCount += written;
+        }
+        else
+        {
+            base.Write(value);
+        }
+    }
+
+    public override void Write(long value)
+    {
+        if (CharCapacity - _charCount < 20)
+        {
+            EncodeChunk();
+        }
+
+        if (value.TryFormat(_chars.AsSpan(_charCount), out int written, default, FormatProvider))
+        {
+            _charCount += written;
+        }
+        else
+        {
+            base.Write(value);
+        }
+    }
+#endif
 
     /// <summary>Marks the end of an event: everything written so far may go to the stream.</summary>
-    public void EndEvent() => _complete = _length;
+    public void EndEvent()
+    {
+        if (_dropping || _full)
+        {
+            DropCurrentEvent();
+            return;
+        }
+
+        _charComplete = _charCount;
+        _eventEnds[_eventsInChunk++] = _charCount;
+        if (_eventsInChunk == MaxEventsPerChunk)
+        {
+            EncodeChunk();
+        }
+    }
+
+    /// <summary>Encodes the chars written so far, so <see cref="EncodedBytes"/> and <see cref="CompleteLength"/> are exact.</summary>
+    public void EncodePending() => EncodeChunk();
 
     /// <summary>Drops the event being written (a layout that failed half-way), keeping the complete ones.</summary>
     /// <remarks>The encoder is reset too, so a lone high surrogate left at the end of the previous event is dropped.</remarks>
     public void AbandonEvent()
     {
+        _charCount = _charComplete;
         _length = _complete;
+        _dropping = false;
         _encoder.Reset();
     }
 
     /// <summary>Writes every complete event to the stream in one call; does nothing when there is none.</summary>
     /// <remarks>
     /// If the stream throws, the buffer is left as it was, so nothing accepted is lost; a seekable stream is also put
-    /// back where the write started, so the retry overwrites whatever part of the failed write reached it.
+    /// back where the write started, so the retry overwrites whatever part of the failed write reached it. After a
+    /// success, a buffer that grew for a large event shrinks back to its configured size.
     /// </remarks>
     /// <returns>True if bytes were written.</returns>
     public bool WriteCompleteEvents()
     {
+        EncodeChunk();
         if (_complete == 0 || _stream == null)
         {
             return false;
         }
 
-        long start = _stream.CanSeek ? _stream.Position : -1;
-        try
+        WriteOut();
+        _suspended = false;
+        _full = false;
+        if (_bytes.Length > _initialSize && _length <= _initialSize)
         {
-            _stream.Write(_bytes, 0, _complete);
-        }
-        catch
-        {
-            RewindAfterFailedWrite(start);
-            throw;
-        }
-
-        _unflushed = true;
-        int partial = _length - _complete;
-        if (partial > 0)
-        {
-            Buffer.BlockCopy(_bytes, _complete, _bytes, 0, partial);
+            var smaller = new byte[_initialSize];
+            Buffer.BlockCopy(_bytes, 0, smaller, 0, _length);
+            _bytes = smaller;
         }
 
-        _length = partial;
-        _complete = 0;
         return true;
     }
 
@@ -172,7 +319,8 @@ internal sealed class EventBufferWriter : TextWriter
     /// </remarks>
     public override void Flush()
     {
-        if (_length == _complete)
+        EncodeChunk();
+        if (!InEvent)
         {
             FlushEncoder();
         }
@@ -185,19 +333,248 @@ internal sealed class EventBufferWriter : TextWriter
         }
     }
 
+    private void WriteLong(string value)
+    {
+        int offset = 0;
+        while (offset < value.Length)
+        {
+            if (_charCount == CharCapacity)
+            {
+                EncodeChunk();
+            }
+
+            int n = Math.Min(value.Length - offset, CharCapacity - _charCount);
+            value.CopyTo(offset, _chars, _charCount, n);
+            _charCount += n;
+            offset += n;
+        }
+    }
+
+    private void DropCurrentEvent()
+    {
+        _charCount = _charComplete;
+        _length = _complete;
+        _dropping = false;
+        _dropped++;
+        _encoder.Reset();
+    }
+
+    /// <summary>Encodes every pending char: the complete events, then the start of the current event.</summary>
+    private void EncodeChunk()
+    {
+        if (_charComplete > 0)
+        {
+            // Fast path: room for the worst case, so the complete events need one encoder call.
+            int worst = Math.Max(_encoding.GetMaxByteCount(_charComplete), _minRoom);
+            if (_bytes.Length - _length >= worst || (TryWriteOut() && _bytes.Length - _length >= worst))
+            {
+                Encode(0, _charComplete, allowGrowth: false);
+                MarkComplete();
+            }
+            else
+            {
+                EncodeEventByEvent();
+            }
+        }
+
+        int partial = _charCount - _charComplete;
+        if (partial > 0 && !_dropping)
+        {
+            if (!Encode(_charComplete, partial, allowGrowth: true))
+            {
+                // No room within the cap: the current event is lost whole (counted at its EndEvent).
+                _dropping = true;
+                _length = _complete;
+                _encoder.Reset();
+            }
+        }
+
+        _charCount = 0;
+        _charComplete = 0;
+        _eventsInChunk = 0;
+    }
+
+    /// <summary>Short of room: encodes the complete events one at a time, so each is kept or dropped whole.</summary>
+    private void EncodeEventByEvent()
+    {
+        int start = 0;
+        for (int i = 0; i < _eventsInChunk; i++)
+        {
+            int end = _eventEnds[i];
+            if (_full)
+            {
+                _dropped++;
+            }
+            else if (Encode(start, end - start, allowGrowth: true))
+            {
+                MarkComplete();
+            }
+            else
+            {
+                _length = _complete;
+                _encoder.Reset();
+                _dropped++;
+                _full = !StreamUsable;
+            }
+
+            start = end;
+        }
+    }
+
+    private bool StreamUsable => _stream != null && !_suspended;
+
+    /// <summary>
+    /// Encodes chars [start, start + count) at the end of the bytes, making room as needed (growth only if
+    /// <paramref name="allowGrowth"/>). False, with whatever this call produced removed, if the cap forbids the room.
+    /// </summary>
+    private unsafe bool Encode(int start, int count, bool allowGrowth)
+    {
+        int produced = 0;
+        int wanted = _minRoom;
+        fixed (char* chars = _chars)
+        {
+            while (true)
+            {
+                int room = _bytes.Length - _length;
+                if (room < wanted)
+                {
+                    if (!MakeRoom(wanted, allowGrowth))
+                    {
+                        _length -= produced; // making room moves bytes, but this call's output stays at the end
+                        return false;
+                    }
+
+                    room = _bytes.Length - _length;
+                }
+
+                int used, written;
+                fixed (byte* bytes = &_bytes[_length])
+                {
+                    _encoder.Convert(chars + start, count, bytes, room, false, out used, out written, out _);
+                }
+
+                _length += written;
+                produced += written;
+                start += used;
+                count -= used;
+                if (count == 0)
+                {
+                    return true;
+                }
+
+                // Stopped for lack of room; if nothing fitted at all, ask for more than this room.
+                wanted = used == 0 ? room + _minRoom : _minRoom;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Makes room for <paramref name="needed"/> more bytes: writes the complete events, else grows within the cap.
+    /// False when that is not enough.
+    /// </summary>
+    private bool MakeRoom(int needed, bool allowGrowth)
+    {
+        if (_complete > 0 && TryWriteOut() && _bytes.Length - _length >= needed)
+        {
+            return true;
+        }
+
+        if (!allowGrowth)
+        {
+            return false;
+        }
+
+        long size = _bytes.Length;
+        while (size - _length < needed)
+        {
+            size *= 2;
+        }
+
+        if (size > _maxCapacity)
+        {
+            size = _maxCapacity;
+            if (size - _length < needed)
+            {
+                return false;
+            }
+        }
+
+        Array.Resize(ref _bytes, (int)size);
+        return true;
+    }
+
+    /// <summary>An implicit write of the complete events to make room; never throws.</summary>
+    private bool TryWriteOut()
+    {
+        if (_complete == 0 || !StreamUsable)
+        {
+            return false;
+        }
+
+        try
+        {
+            WriteOut();
+            return true;
+        }
+        catch (Exception ex)
+        {
+            _suspended = true;
+            _writeFailure = ex;
+            return false;
+        }
+    }
+
+    /// <summary>Writes [0, _complete) and moves whatever follows to the front.</summary>
+    private void WriteOut()
+    {
+        Stream stream = _stream!;
+        long start = stream.CanSeek ? stream.Position : -1;
+        try
+        {
+            stream.Write(_bytes, 0, _complete);
+        }
+        catch
+        {
+            RewindAfterFailedWrite(stream, start);
+            throw;
+        }
+
+        _unflushed = true;
+        int rest = _length - _complete;
+        if (rest > 0)
+        {
+            Buffer.BlockCopy(_bytes, _complete, _bytes, 0, rest);
+        }
+
+        _length = rest;
+        _complete = 0;
+    }
+
     private unsafe void FlushEncoder()
     {
-        EnsureRoom(_encoding.GetMaxByteCount(0));
-        fixed (char* chars = _single)
+        int room = _bytes.Length - _length;
+        int needed = _encoding.GetMaxByteCount(0);
+        if (room < needed && !MakeRoom(needed, allowGrowth: true))
+        {
+            return;
+        }
+
+        fixed (char* chars = _chars)
         fixed (byte* bytes = &_bytes[_length])
         {
             _length += _encoder.GetBytes(chars, 0, bytes, _bytes.Length - _length, flush: true);
         }
 
+        MarkComplete();
+    }
+
+    private void MarkComplete()
+    {
+        _encodedTotal += _length - _complete;
         _complete = _length;
     }
 
-    private void RewindAfterFailedWrite(long start)
+    private static void RewindAfterFailedWrite(Stream stream, long start)
     {
         if (start < 0)
         {
@@ -206,37 +583,11 @@ internal sealed class EventBufferWriter : TextWriter
 
         try
         {
-            _stream!.Position = start;
+            stream.Position = start;
         }
         catch (Exception)
         {
             // The stream cannot even seek now; the caller reopens the file and the retry appends.
         }
-    }
-
-    private void EnsureRoom(int needed)
-    {
-        if (_bytes.Length - _length >= needed)
-        {
-            return;
-        }
-
-        if (_stream != null && _complete > 0)
-        {
-            WriteCompleteEvents();
-            if (_bytes.Length - _length >= needed)
-            {
-                return;
-            }
-        }
-
-        // One event larger than the buffer (or no stream yet): grow, so the event is still written whole.
-        int size = _bytes.Length;
-        while (size - _length < needed)
-        {
-            size = checked(size * 2);
-        }
-
-        Array.Resize(ref _bytes, size);
     }
 }

@@ -179,32 +179,6 @@ public sealed class PlainAppender : IAppender
     }
 }
 
-/// <summary>Records every error reported to it; thread-safe.</summary>
-public sealed class RecordingErrorHandler : IErrorHandler
-{
-    private readonly object _lock = new object();
-    private readonly List<string> _errors = new List<string>();
-
-    public string[] Errors
-    {
-        get { lock (_lock) return _errors.ToArray(); }
-    }
-
-    public void Error(string message, Exception? e, ErrorCode errorCode) => Add(message + (e == null ? "" : " | " + e.Message));
-
-    public void Error(string message, Exception? e) => Add(message + (e == null ? "" : " | " + e.Message));
-
-    public void Error(string message) => Add(message);
-
-    private void Add(string message)
-    {
-        lock (_lock)
-        {
-            _errors.Add(message);
-        }
-    }
-}
-
 /// <summary>
 /// Checks, per producer, that events "p:i" arrive exactly once and in order; counts what it saw. Bulk and
 /// one-at-a-time variants share it. Records problems instead of asserting (it runs on the worker).

@@ -1,0 +1,84 @@
+using System.IO;
+using System.Linq;
+using System.Text;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Jobs;
+using log4net.Core;
+using log4net.Layout;
+using log4net.Repository;
+using LowLatencyLog.IO;
+
+namespace LowLatencyLog.Benchmarks;
+
+/// <summary>
+/// What log4net's <see cref="PatternLayout"/> costs per event as converters are added (the patterns of LOG4J2-930, in
+/// log4net's syntax), rendered into <see cref="EventBufferWriter"/> over <see cref="Stream.Null"/>: the part of a file
+/// appender's cost that no writer can remove. Time is per event.
+/// </summary>
+[Config(typeof(Config))]
+[MemoryDiagnoser]
+public class LayoutCostBenchmarks
+{
+    public const int Events = 100_000;
+    private const int Ring = 1024;
+
+    private LoggingEvent[] _events = System.Array.Empty<LoggingEvent>();
+    private PatternLayout _layout = null!;
+    private EventBufferWriter _writer = null!;
+
+    [Params(
+        "%message%newline",
+        "%message %exception%newline",
+        "%date %message %exception%newline",
+        "%date [%thread] %message %exception%newline",
+        "%date %level [%thread] %message %exception%newline",
+        "%date %level %logger{1} [%thread] %message %exception%newline",
+        "%date %level %logger{1} [%thread] %property{aKey} %message %exception%newline",
+        "%date [%thread] %-5level %logger - %message%newline")]
+    public string Pattern { get; set; } = "";
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        ILoggerRepository repository = log4net.LogManager.CreateRepository("layout-" + System.Guid.NewGuid().ToString("N"));
+        _events = Enumerable.Range(0, Ring)
+            .Select(i => new LoggingEvent(typeof(LayoutCostBenchmarks), repository, "App.Orders.Service", Level.Info,
+                $"order {i * 7919} accepted for customer {i % 97} in region eu-west", null))
+            .ToArray();
+        foreach (LoggingEvent e in _events)
+        {
+            e.Properties["aKey"] = "value";
+        }
+
+        _layout = new PatternLayout(Pattern);
+        _layout.ActivateOptions();
+        _writer = new EventBufferWriter(new UTF8Encoding(false), 64 * 1024) { Stream = Stream.Null };
+    }
+
+    [Benchmark(OperationsPerInvoke = Events)]
+    public void Render()
+    {
+        PatternLayout layout = _layout;
+        EventBufferWriter writer = _writer;
+        LoggingEvent[] events = _events;
+        for (int i = 0; i < Events; i++)
+        {
+            layout.Format(writer, events[i & (Ring - 1)]);
+            writer.EndEvent();
+        }
+
+        writer.WriteCompleteEvents();
+    }
+
+    private sealed class Config : ManualConfig
+    {
+        public Config()
+        {
+            if (!Program.SmokeRun)
+            {
+                AddJob(Job.Default.WithWarmupCount(3).WithIterationCount(12).WithLaunchCount(1).WithId("Layout"));
+            }
+        }
+    }
+}

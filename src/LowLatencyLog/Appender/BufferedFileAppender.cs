@@ -1,0 +1,610 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Text;
+using System.Threading;
+using log4net.Appender;
+using log4net.Core;
+using log4net.Util;
+using LowLatencyLog.Core;
+using LowLatencyLog.IO;
+
+namespace LowLatencyLog.Appender;
+
+/// <summary>
+/// A file appender that writes the same bytes as log4net's <see cref="FileAppender"/> through one large buffer that
+/// holds whole events only. It takes <see cref="FileAppender"/>'s setting names, so a configuration moves over by
+/// changing the <c>type</c> attribute.
+/// </summary>
+/// <remarks>
+/// <para>Events are rendered through the layout into the buffer and written to the file in one call when the buffer is
+/// full, at the end of each batch (<see cref="IBulkAppender"/>, as delivered by an async appender in front), on
+/// <see cref="Flush(int)"/>, on close, and at most <see cref="FlushInterval"/> milliseconds after an event when used on
+/// its own. Every write ends where an event ended, so a process killed at any moment leaves a file whose complete lines
+/// are whole events.</para>
+/// <para>An I/O error goes to the <see cref="AppenderSkeleton.ErrorHandler"/>, never into the application: the events stay
+/// in the buffer (up to a bounded size; beyond it whole events are dropped and counted) and the write is retried; the
+/// file is opened again if it disappeared.</para>
+/// <para>Settings are taken as text and checked when the appender is activated: a bad value is reported through log4net's
+/// internal log (setting, value, what is accepted, the default used) and the default applies, so a typo never removes
+/// the appender.</para>
+/// </remarks>
+public class BufferedFileAppender : AppenderSkeleton
+{
+    /// <summary>The default <see cref="BufferSize"/>, in bytes.</summary>
+    public const int DefaultBufferSize = 64 * 1024;
+
+    /// <summary>The default <see cref="FlushInterval"/>, in milliseconds.</summary>
+    public const int DefaultFlushInterval = 1000;
+
+    // Retrying a failed open or write from the logging path at most this often keeps an outage from costing a system
+    // call per event; the deletion check likewise runs at most this often except on an explicit flush.
+    private const int RetryIntervalMs = 1000;
+    private const int ExistenceCheckIntervalMs = 1000;
+
+    private static readonly System.Text.Encoding DefaultEncoding = new UTF8Encoding(false);
+
+    // Effective settings, read at ActivateOptions.
+    private System.Text.Encoding _encoding = DefaultEncoding;
+    private bool _immediateFlush;
+    private int _flushInterval = DefaultFlushInterval;
+
+    // All of the following is guarded by LockObj (taken by DoAppend, OnClose, Flush and the timer).
+    private EventBufferWriter? _writer;
+    private Stream? _stream;
+    private string? _path;
+    private long _lengthAtOpen;
+    private long _countMark;
+    private bool _failing;
+    private long _retryAt;
+    private long _nextExistenceCheck;
+    private Timer? _timer;
+    private bool _timerArmed;
+    private bool _closed;
+    private long _reportedDrops;
+
+    /// <summary>The file to write; relative paths are taken from the application's base folder, as log4net does.</summary>
+    /// <remarks>Default: none (required). Missing folders are created.</remarks>
+    public string? File { get; set; }
+
+    /// <summary>Whether an existing file is appended to (<c>true</c>) or overwritten (<c>false</c>).</summary>
+    /// <remarks>Default: <c>true</c>. Accepted: <c>true</c>, <c>false</c>.</remarks>
+    public string? AppendToFile { get; set; }
+
+    /// <summary>The text encoding, by name (e.g. <c>utf-8</c>, <c>utf-16</c>, <c>iso-8859-1</c>).</summary>
+    /// <remarks>
+    /// Default: UTF-8 without a byte-order mark, what log4net uses on .NET. A named encoding that has a byte-order mark
+    /// (<c>utf-8</c>, <c>utf-16</c>) writes it at the start of a new or empty file, as log4net does.
+    /// </remarks>
+    public string? Encoding { get; set; }
+
+    /// <summary>Whether each event is written and flushed to the operating system before the append returns.</summary>
+    /// <remarks>
+    /// Default: <c>false</c> (log4net's <see cref="FileAppender"/> defaults to <c>true</c>). Accepted: <c>true</c>,
+    /// <c>false</c>. With <c>true</c> a batch is still written once, at its end.
+    /// </remarks>
+    public string? ImmediateFlush { get; set; }
+
+    /// <summary>The buffer's size in bytes: complete events are written to the file when it is full.</summary>
+    /// <remarks>
+    /// Default: 65536. Accepted: 1024 to 67108864. The buffer grows for one event larger than itself, and while the file
+    /// cannot be written it holds events up to the larger of this size and 16 MB.
+    /// </remarks>
+    public string? BufferSize { get; set; }
+
+    /// <summary>
+    /// Milliseconds after an event by which it is written to the file when nothing else writes it first (no batch end,
+    /// full buffer or flush); <c>0</c> = never.
+    /// </summary>
+    /// <remarks>
+    /// Default: 1000. Accepted: 0 to 2147483647. Matters when the appender is used without an async appender in front
+    /// and logging goes quiet. A one-shot timer is armed by the first buffered event, so an idle appender costs nothing.
+    /// </remarks>
+    public string? FlushInterval { get; set; }
+
+    /// <summary>Opens a file stream (path, append); tests replace it to inject failures or count writes.</summary>
+    internal Func<string, bool, Stream> OpenStream { get; set; } = LogFile.Open;
+
+    /// <summary>Whether a path exists; tests that inject streams replace it.</summary>
+    internal Func<string, bool> FileExists { get; set; } = System.IO.File.Exists;
+
+    /// <summary>The writer, for tests.</summary>
+    internal EventBufferWriter? Writer => _writer;
+
+    /// <summary>The file being written (after rolling, the current one).</summary>
+    internal string? CurrentPath => _path;
+
+    /// <summary>This appender renders through its layout.</summary>
+    protected override bool RequiresLayout => true;
+
+    /// <summary>Reads the settings, reports bad values, and opens the file (writing the layout's header).</summary>
+    public override void ActivateOptions()
+    {
+        base.ActivateOptions();
+        lock (LockObj)
+        {
+            if (_writer != null)
+            {
+                CloseFile(writeFooter: true);
+            }
+
+            Action<string> report = ReportSetting;
+            bool append = FileSettings.Boolean("appendToFile", AppendToFile, true, report);
+            _encoding = FileSettings.Encoding("encoding", Encoding, DefaultEncoding, "UTF-8 without BOM", report);
+            _immediateFlush = FileSettings.Boolean("immediateFlush", ImmediateFlush, false, report);
+            int bufferSize = SettingReader.Integer("bufferSize", BufferSize, DefaultBufferSize, 1024, 64 * 1024 * 1024, report);
+            _flushInterval = SettingReader.Integer("flushInterval", FlushInterval, DefaultFlushInterval, 0, int.MaxValue, report);
+            ReadMoreSettings(report);
+
+            if (string.IsNullOrWhiteSpace(File))
+            {
+                LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: setting 'file' is missing; nothing will be written.");
+                _writer = null;
+                return;
+            }
+
+            string path = SystemInfo.ConvertToFullPath(File!.Trim());
+            _writer = new EventBufferWriter(_encoding, bufferSize);
+            _reportedDrops = 0;
+            _closed = false;
+            try
+            {
+                path = StartFiles(path, append);
+            }
+            catch (Exception ex)
+            {
+                ErrorHandler.Error($"Could not prepare the files of [{path}].", ex, ErrorCode.GenericFailure);
+            }
+
+            Open(path, append, recovering: false);
+        }
+    }
+
+    /// <summary>Writes every buffered event to the file and flushes it to the operating system.</summary>
+    /// <param name="millisecondsTimeout">How long to wait for an append in progress; -1 waits as long as it takes.</param>
+    /// <returns>True if nothing is left in the buffer; false if the file could not be written (reported to the
+    /// <see cref="AppenderSkeleton.ErrorHandler"/>) or the wait timed out.</returns>
+    public override bool Flush(int millisecondsTimeout)
+    {
+        if (!Monitor.TryEnter(LockObj, millisecondsTimeout < 0 ? Timeout.Infinite : millisecondsTimeout))
+        {
+            return false;
+        }
+
+        try
+        {
+            if (_writer == null || _closed)
+            {
+                return true;
+            }
+
+            bool done = WriteOut(flushStream: true, force: true);
+            ReportProblems();
+            return done;
+        }
+        finally
+        {
+            Monitor.Exit(LockObj);
+        }
+    }
+
+    /// <summary>Checks that the appender was activated with a file, then the base checks (a layout is set).</summary>
+    protected override bool PreAppendCheck()
+    {
+        if (_writer == null)
+        {
+            ErrorHandler.Error($"No file is open for the appender named [{Name}].");
+            return false;
+        }
+
+        return base.PreAppendCheck();
+    }
+
+    /// <summary>Renders one event into the buffer; it reaches the file when the buffer fills, on a timer or a flush.</summary>
+    protected override void Append(LoggingEvent loggingEvent)
+    {
+        AppendOne(loggingEvent);
+        EndAppend(batch: false);
+    }
+
+    /// <summary>Renders a batch into the buffer and writes it with one write and at most one flush.</summary>
+    protected override void Append(LoggingEvent[] loggingEvents) => Append((IEnumerable<LoggingEvent>)loggingEvents);
+
+    /// <summary>Renders a batch into the buffer and writes it with one write and at most one flush.</summary>
+    /// <remarks>log4net's <c>DoAppend(LoggingEvent[])</c> reaches this overload (not the array one).</remarks>
+    protected override void Append(IEnumerable<LoggingEvent> loggingEvents)
+    {
+        if (loggingEvents is List<LoggingEvent> list)
+        {
+            // What DoAppend(LoggingEvent[]) passes: indexed, without an enumerator behind an interface.
+            for (int i = 0; i < list.Count; i++)
+            {
+                AppendOne(list[i]);
+            }
+        }
+        else
+        {
+            foreach (LoggingEvent loggingEvent in loggingEvents)
+            {
+                AppendOne(loggingEvent);
+            }
+        }
+
+        EndAppend(batch: true);
+    }
+
+    /// <summary>Writes the layout's footer, writes everything buffered and closes the file.</summary>
+    protected override void OnClose()
+    {
+        _closed = true;
+        _timer?.Dispose();
+        _timer = null;
+        _timerArmed = false;
+        CloseFile(writeFooter: true);
+        base.OnClose();
+    }
+
+    /// <summary>Reads the settings a subclass adds; called under the lock by <see cref="ActivateOptions"/>.</summary>
+    private protected virtual void ReadMoreSettings(Action<string> report)
+    {
+    }
+
+    /// <summary>Prepares the files (rolling ones roll what is left from earlier runs); returns the file to open.</summary>
+    private protected virtual string StartFiles(string path, bool append) => path;
+
+    /// <summary>Called before each event is rendered, under the lock: where a rolling appender rolls.</summary>
+    private protected virtual void BeforeEvent()
+    {
+    }
+
+    /// <summary>The bytes the current file holds, the events still buffered for it included.</summary>
+    /// <param name="limit">The caller only needs to know whether the length reaches this value; below it, with
+    /// events not yet encoded, an upper bound may be returned instead of the exact length.</param>
+    private protected long CurrentFileLength(long limit)
+    {
+        EventBufferWriter writer = _writer!;
+        long length = _lengthAtOpen + (writer.EncodedBytes - _countMark);
+        if (writer.PendingChars > 0 && length + _encoding.GetMaxByteCount(writer.PendingChars) >= limit)
+        {
+            writer.EncodePending();
+            length = _lengthAtOpen + (writer.EncodedBytes - _countMark);
+        }
+        else if (writer.PendingChars > 0)
+        {
+            length += _encoding.GetMaxByteCount(writer.PendingChars);
+        }
+
+        return length;
+    }
+
+    /// <summary>
+    /// Rolls at an event boundary: <paramref name="roll"/> is given the action that closes the current file (footer,
+    /// buffered events written) and returns the file to open next (truncated), or null if nothing changed.
+    /// </summary>
+    private protected void Roll(Func<Action, string?> roll)
+    {
+        string? next;
+        try
+        {
+            next = roll(() => CloseFile(writeFooter: true));
+        }
+        catch (Exception ex)
+        {
+            ErrorHandler.Error("Could not roll the log file.", ex, ErrorCode.GenericFailure);
+            return;
+        }
+
+        if (next != null)
+        {
+            CloseStream();
+            Open(next, append: false, recovering: false);
+        }
+    }
+
+    /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
+    private protected void ReportRollError(string message, Exception? ex) => ErrorHandler.Error(message, ex, ErrorCode.GenericFailure);
+
+    private protected void ReportSetting(string message) =>
+        LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: {message}");
+
+    private void AppendOne(LoggingEvent loggingEvent)
+    {
+        EventBufferWriter writer = _writer!;
+        BeforeEvent();
+        try
+        {
+            RenderLoggingEvent(writer, loggingEvent);
+            writer.EndEvent();
+        }
+        catch (Exception ex)
+        {
+            writer.AbandonEvent();
+            ErrorHandler.Error("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
+        }
+    }
+
+    private void EndAppend(bool batch)
+    {
+        if (batch || _immediateFlush)
+        {
+            WriteOut(flushStream: _immediateFlush, force: false);
+        }
+        else if (_failing)
+        {
+            if (Stopwatch.GetTimestamp() >= _retryAt)
+            {
+                WriteOut(flushStream: false, force: false);
+            }
+        }
+        else if (!_timerArmed && _flushInterval > 0)
+        {
+            ArmTimer(_flushInterval);
+        }
+
+        ReportProblems();
+    }
+
+    /// <summary>
+    /// Writes the complete events (and flushes the stream if asked). Opens the file again first if it is not open or,
+    /// when the check is due, if it disappeared. Never throws; failures are reported and retried later.
+    /// </summary>
+    /// <returns>True if nothing is left in the buffer.</returns>
+    private bool WriteOut(bool flushStream, bool force)
+    {
+        EventBufferWriter writer = _writer!;
+        long now = Stopwatch.GetTimestamp();
+        if (_failing && !force && now < _retryAt)
+        {
+            return false;
+        }
+
+        if (_stream == null)
+        {
+            if (_path == null || !Open(_path, append: true, recovering: true))
+            {
+                return false;
+            }
+        }
+        else if (force || now >= _nextExistenceCheck)
+        {
+            _nextExistenceCheck = now + Ticks(ExistenceCheckIntervalMs);
+            if (!FileExists(_path!))
+            {
+                ErrorHandler.Error($"The file [{_path}] disappeared; creating it again.", null, ErrorCode.WriteFailure);
+                CloseStream();
+                if (!Open(_path!, append: true, recovering: true))
+                {
+                    return false;
+                }
+            }
+        }
+
+        try
+        {
+            if (flushStream)
+            {
+                writer.Flush();
+            }
+            else
+            {
+                writer.WriteCompleteEvents();
+            }
+
+            _failing = false;
+            return !writer.HasCompleteEvents;
+        }
+        catch (Exception ex)
+        {
+            ReportWriteFailure(ex);
+            return false;
+        }
+    }
+
+    private void ReportWriteFailure(Exception ex)
+    {
+        ErrorHandler.Error(
+            $"Could not write to the file [{_path}]; the events stay buffered and the write is retried.", ex, ErrorCode.WriteFailure);
+        _failing = true;
+        _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
+        if (ex is ObjectDisposedException || (_stream != null && !_stream.CanSeek))
+        {
+            // The stream cannot be rewound for the retry: start from a fresh handle.
+            CloseStream();
+        }
+
+        ArmTimer(RetryIntervalMs);
+    }
+
+    /// <summary>Reports a write failure met inside the writer and events it had to drop.</summary>
+    private void ReportProblems()
+    {
+        EventBufferWriter writer = _writer!;
+        Exception? failure = writer.TakeWriteFailure();
+        if (failure != null)
+        {
+            ReportWriteFailure(failure);
+        }
+
+        long dropped = writer.DroppedEvents;
+        if (dropped != _reportedDrops)
+        {
+            ErrorHandler.Error(
+                $"{dropped - _reportedDrops} event(s) dropped whole ({dropped} in all): the buffer reached its limit while the file " +
+                $"[{_path}] could not be written, or one event was larger than the limit.", null, ErrorCode.WriteFailure);
+            _reportedDrops = dropped;
+        }
+    }
+
+    /// <summary>Opens the file: byte-order mark for an empty file, a newline after a torn last line, the header.</summary>
+    /// <param name="path">The file.</param>
+    /// <param name="append">False to truncate it.</param>
+    /// <param name="recovering">True when opening again after a failure: the header is written only if the file is new.</param>
+    private bool Open(string path, bool append, bool recovering)
+    {
+        EventBufferWriter writer = _writer!;
+        _path = path;
+        try
+        {
+            bool midLine = append && LogFile.EndsMidLine(path, _encoding);
+            Stream stream = OpenStream(path, append);
+            try
+            {
+                long length = stream.CanSeek ? stream.Length : 0;
+                var prefix = new StringBuilder();
+                if (midLine)
+                {
+                    prefix.Append(Environment.NewLine);
+                }
+
+                string? header = Layout?.Header;
+                if (header != null && (!recovering || length == 0))
+                {
+                    prefix.Append(header);
+                }
+
+                // Written straight to the file, ahead of anything already buffered for it.
+                byte[] preamble = length == 0 ? _encoding.GetPreamble() : Array.Empty<byte>();
+                byte[] text = _encoding.GetBytes(prefix.ToString());
+                if (preamble.Length + text.Length > 0)
+                {
+                    byte[] bytes = new byte[preamble.Length + text.Length];
+                    Buffer.BlockCopy(preamble, 0, bytes, 0, preamble.Length);
+                    Buffer.BlockCopy(text, 0, bytes, preamble.Length, text.Length);
+                    stream.Write(bytes, 0, bytes.Length);
+                }
+
+                _lengthAtOpen = length;
+            }
+            catch
+            {
+                stream.Dispose();
+                throw;
+            }
+
+            _stream = stream;
+            writer.Stream = stream;
+            writer.EncodePending();
+            _countMark = writer.EncodedBytes - writer.CompleteLength;
+            _failing = false;
+            _nextExistenceCheck = Stopwatch.GetTimestamp() + Ticks(ExistenceCheckIntervalMs);
+            return true;
+        }
+        catch (Exception ex)
+        {
+            ErrorHandler.Error(
+                $"Could not open the file [{path}]; events are kept in memory and opening is retried.", ex, ErrorCode.FileOpenFailure);
+            _failing = true;
+            _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
+            if (!_closed)
+            {
+                ArmTimer(RetryIntervalMs);
+            }
+
+            return false;
+        }
+    }
+
+    /// <summary>Writes the footer (if the file is open) and everything buffered, then closes the file.</summary>
+    private void CloseFile(bool writeFooter)
+    {
+        EventBufferWriter? writer = _writer;
+        if (writer == null)
+        {
+            return;
+        }
+
+        if (_stream == null && _path != null && (writer.HasCompleteEvents || writer.InEvent) && _closed)
+        {
+            Open(_path, append: true, recovering: true); // last chance for what is buffered
+        }
+
+        if (writeFooter && _stream != null)
+        {
+            string? footer = Layout?.Footer;
+            if (footer != null)
+            {
+                writer.Write(footer);
+                writer.EndEvent();
+            }
+        }
+
+        if (_stream != null)
+        {
+            try
+            {
+                writer.Flush();
+            }
+            catch (Exception ex)
+            {
+                ErrorHandler.Error($"Could not write to the file [{_path}] while closing it.", ex, ErrorCode.CloseFailure);
+            }
+        }
+
+        ReportProblems();
+        if (_closed && writer.HasCompleteEvents)
+        {
+            ErrorHandler.Error(
+                $"{writer.CompleteLength} buffered byte(s) could not be written to [{_path}] before closing and are lost.", null, ErrorCode.CloseFailure);
+        }
+
+        CloseStream();
+    }
+
+    private void CloseStream()
+    {
+        Stream? stream = _stream;
+        _stream = null;
+        if (_writer != null)
+        {
+            _writer.Stream = null;
+        }
+
+        if (stream == null)
+        {
+            return;
+        }
+
+        try
+        {
+            stream.Dispose();
+        }
+        catch (Exception ex)
+        {
+            ErrorHandler.Error($"Could not close the file [{_path}].", ex, ErrorCode.CloseFailure);
+        }
+    }
+
+    private void ArmTimer(int dueMs)
+    {
+        if (_timerArmed || _closed)
+        {
+            return;
+        }
+
+        _timer ??= new Timer(OnTimer, null, Timeout.Infinite, Timeout.Infinite);
+        _timerArmed = true;
+        _timer.Change(dueMs, Timeout.Infinite);
+    }
+
+    private void OnTimer(object? state)
+    {
+        lock (LockObj)
+        {
+            _timerArmed = false;
+            if (_closed || _writer == null)
+            {
+                return;
+            }
+
+            WriteOut(flushStream: false, force: true);
+            ReportProblems();
+            if (_failing)
+            {
+                ArmTimer(RetryIntervalMs);
+            }
+        }
+    }
+
+    private static long Ticks(int milliseconds) => milliseconds * Stopwatch.Frequency / 1000;
+}

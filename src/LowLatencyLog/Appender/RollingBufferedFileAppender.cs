@@ -1,0 +1,141 @@
+using System;
+using log4net.Appender;
+using LowLatencyLog.Core;
+using LowLatencyLog.IO;
+
+namespace LowLatencyLog.Appender;
+
+/// <summary>
+/// A <see cref="BufferedFileAppender"/> that rolls its file as log4net's <see cref="RollingFileAppender"/> does, with
+/// the same settings, the same file names and the same contents after each roll, but without the system-wide mutex
+/// log4net takes on every append.
+/// </summary>
+/// <remarks>
+/// <para>A roll happens before an event, never inside one: the buffered events and the footer are written to the old
+/// file, files are renamed or deleted as log4net would, and the new file starts with the header. Within a batch, each
+/// event is checked, so a batch that crosses the size limit is split across the two files exactly where log4net would
+/// split single events.</para>
+/// <para>Like log4net, a date roll happens at the first event after the boundary, and the date checked is the time of
+/// the append, not the event's time stamp.</para>
+/// </remarks>
+public class RollingBufferedFileAppender : BufferedFileAppender
+{
+    private RollingOptions _options = new RollingOptions();
+    private RollingFiles? _files;
+    private string? _rollingStyle;
+
+    /// <summary>When to roll: <c>Once</c> (at start), <c>Size</c>, <c>Date</c> or <c>Composite</c> (date, and size within a date).</summary>
+    /// <remarks>
+    /// Default: <c>Composite</c>. Accepted: <c>Once</c>, <c>Size</c>, <c>Date</c>, <c>Composite</c> (case-insensitive).
+    /// As in log4net, setting <c>Once</c> also sets <see cref="BufferedFileAppender.AppendToFile"/> to <c>false</c>; an
+    /// <c>appendToFile</c> given after it in the configuration wins.
+    /// </remarks>
+    public string? RollingStyle
+    {
+        get => _rollingStyle;
+        set
+        {
+            _rollingStyle = value;
+            if (value != null && string.Equals(value.Trim(), nameof(RollingMode.Once), StringComparison.OrdinalIgnoreCase))
+            {
+                AppendToFile = "false";
+            }
+        }
+    }
+
+    /// <summary>The size at which the file rolls: a number of bytes, optionally followed by KB, MB or GB.</summary>
+    /// <remarks>Default: <c>10MB</c> (10485760 bytes). Accepted: a whole number from 1, with an optional KB, MB or GB suffix.</remarks>
+    public string? MaximumFileSize { get; set; }
+
+    /// <summary>The same as <see cref="MaximumFileSize"/>, under the name of log4net's numeric property.</summary>
+    /// <remarks>Default: 10485760. Accepted: as <see cref="MaximumFileSize"/>; if both are given, this one wins.</remarks>
+    public string? MaxFileSize { get; set; }
+
+    /// <summary>How many size backups are kept per date period: <c>0</c> keeps none (the file is truncated at each size
+    /// roll), a negative number keeps all.</summary>
+    /// <remarks>Default: <c>0</c>, as log4net. Accepted: any whole number.</remarks>
+    public string? MaxSizeRollBackups { get; set; }
+
+    /// <summary>The date pattern appended to file names, which also sets how often a date roll happens.</summary>
+    /// <remarks>
+    /// Default: <c>.yyyy-MM-dd</c> (daily). Accepted: a <see cref="DateTime"/> format whose output changes at least once
+    /// a month (formatted with the invariant culture).
+    /// </remarks>
+    public string? DatePattern { get; set; }
+
+    /// <summary>Whether the current file always has the configured name (<c>true</c>), or carries the date and number
+    /// of the period it belongs to (<c>false</c>).</summary>
+    /// <remarks>Default: <c>true</c>. Accepted: <c>true</c>, <c>false</c>.</remarks>
+    public string? StaticLogFileName { get; set; }
+
+    /// <summary>Whether backup numbers and dates go before the file's extension (<c>app.1.log</c>) rather than after
+    /// it (<c>app.log.1</c>).</summary>
+    /// <remarks>Default: <c>false</c>. Accepted: <c>true</c>, <c>false</c>.</remarks>
+    public string? PreserveLogFileNameExtension { get; set; }
+
+    /// <summary>Backup numbering: negative, the newest backup is <c>.1</c> and the others are renamed at each roll;
+    /// zero or positive, backups keep their number and the newest has the highest.</summary>
+    /// <remarks>Default: <c>-1</c>. Accepted: any whole number.</remarks>
+    public string? CountDirection { get; set; }
+
+    /// <summary>The clock read for date rolls; tests replace it.</summary>
+    internal IClock Clock { get; set; } = SystemClock.Instance;
+
+    /// <summary>The rolling state, for tests.</summary>
+    internal RollingFiles? Files => _files;
+
+    private protected override void ReadMoreSettings(Action<string> report)
+    {
+        var options = new RollingOptions
+        {
+            Mode = SettingReader.Name("rollingStyle", RollingStyle, RollingMode.Composite, report),
+            MaxSizeRollBackups = SettingReader.Integer("maxSizeRollBackups", MaxSizeRollBackups, 0, int.MinValue, int.MaxValue, report),
+            StaticLogFileName = FileSettings.Boolean("staticLogFileName", StaticLogFileName, true, report),
+            PreserveLogFileNameExtension = FileSettings.Boolean("preserveLogFileNameExtension", PreserveLogFileNameExtension, false, report),
+            CountDirection = SettingReader.Integer("countDirection", CountDirection, -1, int.MinValue, int.MaxValue, report),
+        };
+
+        long size = FileSettings.Size("maximumFileSize", MaximumFileSize, 10 * 1024 * 1024, 1, report);
+        options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, 1, report);
+
+        string pattern = DatePattern ?? options.DatePattern;
+        if (RollingFiles.ComputeCheckPeriod(pattern) == RollPoint.Invalid)
+        {
+            report(FileSettings.Message(
+                "datePattern", pattern, "a date format whose output changes at least once a month, e.g. .yyyy-MM-dd",
+                options.DatePattern));
+        }
+        else
+        {
+            options.DatePattern = pattern;
+        }
+
+        _options = options;
+    }
+
+    private protected override string StartFiles(string path, bool append)
+    {
+        _files = new RollingFiles(path, _options, Clock, ReportRollError);
+        return _files.Activate(append);
+    }
+
+    private protected override void BeforeEvent()
+    {
+        RollingFiles? files = _files;
+        if (files == null)
+        {
+            return;
+        }
+
+        if (files.DateRollDue())
+        {
+            Roll(files.RollOverTime);
+        }
+
+        long limit = files.MaxFileSize;
+        if (limit != long.MaxValue && CurrentFileLength(limit) >= limit)
+        {
+            Roll(files.RollOverSize);
+        }
+    }
+}

@@ -1,0 +1,474 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+
+namespace LowLatencyLog.IO;
+
+/// <summary>How a rolling file appender rolls (log4net's <c>RollingFileAppender.RollingMode</c> names).</summary>
+internal enum RollingMode
+{
+    /// <summary>Once, when the appender starts (appendToFile becomes false).</summary>
+    Once,
+
+    /// <summary>When the file reaches maximumFileSize.</summary>
+    Size,
+
+    /// <summary>When the time crosses a boundary of datePattern.</summary>
+    Date,
+
+    /// <summary>Date, and by size within a date.</summary>
+    Composite,
+}
+
+/// <summary>The smallest period a date pattern can tell apart: how often a date roll may happen.</summary>
+internal enum RollPoint
+{
+    Invalid = -1,
+    TopOfMinute = 0,
+    TopOfHour = 1,
+    HalfDay = 2,
+    TopOfDay = 3,
+    TopOfWeek = 4,
+    TopOfMonth = 5,
+}
+
+/// <summary>Settings of <see cref="RollingFiles"/>, read and validated by the appender.</summary>
+internal sealed class RollingOptions
+{
+    public RollingMode Mode { get; set; } = RollingMode.Composite;
+
+    public long MaxFileSize { get; set; } = 10 * 1024 * 1024;
+
+    public int MaxSizeRollBackups { get; set; }
+
+    public string DatePattern { get; set; } = ".yyyy-MM-dd";
+
+    public bool StaticLogFileName { get; set; } = true;
+
+    public bool PreserveLogFileNameExtension { get; set; }
+
+    public int CountDirection { get; set; } = -1;
+
+    public bool RollDate => Mode == RollingMode.Date || Mode == RollingMode.Composite;
+
+    public bool RollSize => Mode == RollingMode.Size || Mode == RollingMode.Composite;
+}
+
+/// <summary>
+/// The file names and renames of log4net's <c>RollingFileAppender</c>, reproduced so that a configuration moved over
+/// produces the same files: which file is written, when it rolls, and how backups are numbered, renamed and deleted.
+/// </summary>
+/// <remarks>
+/// <para>The state is log4net's: the base file name, the file being written, the number of size backups in the current
+/// period, the name the current file gets at the next date roll (<see cref="_scheduledFileName"/>), the time of the
+/// last roll and of the next date check. The appender asks <see cref="DateRollDue"/> and <see cref="SizeRollDue"/>
+/// before each event and calls the roll methods with a callback that closes the current file; it then opens the file
+/// name returned, truncating it.</para>
+/// <para>Dates are formatted with the invariant culture, as log4net does. Rename and delete failures are reported and
+/// the roll goes on, as in log4net.</para>
+/// </remarks>
+internal sealed class RollingFiles
+{
+    private static readonly DateTime Date1970 = new DateTime(1970, 1, 1);
+
+    private readonly RollingOptions _options;
+    private readonly IClock _clock;
+    private readonly Action<string, Exception?> _reportError;
+    private readonly string _baseFileName;
+    private string? _scheduledFileName;
+    private DateTime _now;
+    private DateTime _nextCheck = DateTime.MaxValue;
+    private RollPoint _rollPoint;
+
+    public RollingFiles(string baseFileName, RollingOptions options, IClock clock, Action<string, Exception?> reportError)
+    {
+        _baseFileName = baseFileName;
+        CurrentFile = baseFileName;
+        _options = options;
+        _clock = clock;
+        _reportError = reportError;
+    }
+
+    /// <summary>Size backups made in the current period (log4net's <c>CurrentSizeRollBackups</c>).</summary>
+    public int CurrentSizeRollBackups { get; private set; }
+
+    /// <summary>The file being written (the base name, or a dated/numbered one when staticLogFileName is false).</summary>
+    public string CurrentFile { get; private set; }
+
+    /// <summary>The roll point a date pattern implies: the first period whose start changes the formatted date.</summary>
+    public static RollPoint ComputeCheckPeriod(string datePattern)
+    {
+        string r0 = Format(Date1970, datePattern);
+        for (var point = RollPoint.TopOfMinute; point <= RollPoint.TopOfMonth; point++)
+        {
+            if (!string.Equals(r0, Format(NextCheckDate(Date1970, point), datePattern), StringComparison.Ordinal))
+            {
+                return point;
+            }
+        }
+
+        return RollPoint.Invalid;
+    }
+
+    /// <summary>The start of the period after the one holding <paramref name="time"/>.</summary>
+    public static DateTime NextCheckDate(DateTime time, RollPoint point)
+    {
+        // Only the whole milliseconds are taken off, as log4net does: sub-millisecond ticks stay in the result.
+        DateTime t = time.AddMilliseconds(-time.Millisecond);
+        switch (point)
+        {
+            case RollPoint.TopOfMinute:
+                return t.AddSeconds(-t.Second).AddMinutes(1);
+            case RollPoint.TopOfHour:
+                return t.AddSeconds(-t.Second).AddMinutes(-t.Minute).AddHours(1);
+            case RollPoint.HalfDay:
+                t = t.AddSeconds(-t.Second).AddMinutes(-t.Minute);
+                return t.Hour < 12 ? t.AddHours(12 - t.Hour) : t.AddHours(-t.Hour).AddDays(1);
+            case RollPoint.TopOfDay:
+                return t.AddSeconds(-t.Second).AddMinutes(-t.Minute).AddHours(-t.Hour).AddDays(1);
+            case RollPoint.TopOfWeek:
+                t = t.AddSeconds(-t.Second).AddMinutes(-t.Minute).AddHours(-t.Hour);
+                return t.AddDays(7 - (int)t.DayOfWeek);
+            case RollPoint.TopOfMonth:
+                t = t.AddSeconds(-t.Second).AddMinutes(-t.Minute).AddHours(-t.Hour);
+                return t.AddDays(1 - t.Day).AddMonths(1);
+            default:
+                return time;
+        }
+    }
+
+    /// <summary>
+    /// Sets the starting state from the files present: counts existing backups, rolls a base file left over from an
+    /// earlier period, and rolls the existing file out of the way when not appending.
+    /// </summary>
+    /// <param name="append">Whether the file is appended to (false for <see cref="RollingMode.Once"/>).</param>
+    /// <returns>The file to open.</returns>
+    public string Activate(bool append)
+    {
+        if (_options.RollDate)
+        {
+            _now = _clock.Now;
+            _rollPoint = ComputeCheckPeriod(_options.DatePattern);
+            _nextCheck = NextCheckDate(_now, _rollPoint);
+            _scheduledFileName = CombinePath(_baseFileName, Format(_now, _options.DatePattern));
+        }
+
+        DetermineCurrentSizeRollBackups();
+        RollOverIfDateBoundaryCrossed();
+        if (!append)
+        {
+            string fileName = NextOutputFileName();
+            if (File.Exists(fileName) && _options.MaxSizeRollBackups != 0)
+            {
+                RollOverRenameFiles(fileName);
+            }
+        }
+
+        return StartFile();
+    }
+
+    /// <summary>True if the time has crossed into a new period; then <see cref="RollOverTime"/> is due.</summary>
+    public bool DateRollDue()
+    {
+        if (!_options.RollDate)
+        {
+            return false;
+        }
+
+        DateTime now = _clock.Now;
+        if (now < _nextCheck)
+        {
+            return false;
+        }
+
+        _now = now;
+        _nextCheck = NextCheckDate(now, _rollPoint);
+        return true;
+    }
+
+    /// <summary>True if a file holding <paramref name="length"/> bytes must be rolled before the next event.</summary>
+    public bool SizeRollDue(long length) => _options.RollSize && length >= _options.MaxFileSize;
+
+    /// <summary>The size limit, for callers that estimate before counting exactly.</summary>
+    public long MaxFileSize => _options.RollSize ? _options.MaxFileSize : long.MaxValue;
+
+    /// <summary>
+    /// Rolls to the new period: closes the current file (<paramref name="closeFile"/>), renames it and its size backups
+    /// to the dated names when the file name is static, and returns the file to open; null if nothing changed.
+    /// </summary>
+    public string? RollOverTime(Action closeFile)
+    {
+        if (_options.StaticLogFileName)
+        {
+            string dated = CombinePath(CurrentFile, Format(_now, _options.DatePattern));
+            if (string.Equals(_scheduledFileName, dated, StringComparison.Ordinal))
+            {
+                _reportError($"Date roll found the scheduled file name unchanged [{dated}]; not rolling.", null);
+                return null;
+            }
+
+            closeFile();
+            for (int i = 1; i <= CurrentSizeRollBackups; i++)
+            {
+                RollFile(CombinePath(CurrentFile, "." + i), CombinePath(_scheduledFileName!, "." + i));
+            }
+
+            RollFile(CurrentFile, _scheduledFileName!);
+        }
+        else
+        {
+            closeFile();
+        }
+
+        CurrentSizeRollBackups = 0;
+        _scheduledFileName = CombinePath(CurrentFile, Format(_now, _options.DatePattern));
+        return StartFile();
+    }
+
+    /// <summary>Rolls by size: closes the current file, renames or deletes backups, and returns the file to open.</summary>
+    public string RollOverSize(Action closeFile)
+    {
+        closeFile();
+        RollOverRenameFiles(CurrentFile);
+        if (!_options.StaticLogFileName && _options.CountDirection >= 0)
+        {
+            CurrentSizeRollBackups++;
+        }
+
+        return StartFile();
+    }
+
+    private string StartFile()
+    {
+        string fileName = NextOutputFileName();
+        if (!_options.StaticLogFileName)
+        {
+            _scheduledFileName = fileName;
+        }
+
+        CurrentFile = fileName;
+        return fileName;
+    }
+
+    private string NextOutputFileName()
+    {
+        string fileName = _baseFileName;
+        if (!_options.StaticLogFileName)
+        {
+            fileName = fileName.Trim();
+            if (_options.RollDate)
+            {
+                fileName = CombinePath(fileName, Format(_now, _options.DatePattern));
+            }
+
+            if (_options.CountDirection >= 0)
+            {
+                fileName = CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture));
+            }
+        }
+
+        return fileName;
+    }
+
+    private void DetermineCurrentSizeRollBackups()
+    {
+        CurrentSizeRollBackups = 0;
+        string baseName = Path.GetFileName(_baseFileName);
+        string nameWithoutExtension = Path.GetFileNameWithoutExtension(baseName);
+        string? folder = Path.GetDirectoryName(_baseFileName);
+        if (folder == null || !Directory.Exists(folder))
+        {
+            return;
+        }
+
+        string pattern = _options.PreserveLogFileNameExtension
+            ? nameWithoutExtension + "*" + Path.GetExtension(baseName)
+            : baseName + "*";
+        IEnumerable<string> names = Directory.GetFiles(folder, pattern)
+            .Select(Path.GetFileName)
+            .Where(name => name != null && name.StartsWith(nameWithoutExtension, StringComparison.Ordinal))!;
+        string baseLower = baseName.ToLowerInvariant();
+        foreach (string name in names)
+        {
+            CountExistingFile(baseLower, name.ToLowerInvariant());
+        }
+    }
+
+    /// <summary>Raises <see cref="CurrentSizeRollBackups"/> to the backup number of an existing file, within limits.</summary>
+    private void CountExistingFile(string baseFile, string fileName)
+    {
+        if (!fileName.StartsWith(Path.GetFileNameWithoutExtension(baseFile), StringComparison.Ordinal) ||
+            string.Equals(fileName, baseFile, StringComparison.Ordinal))
+        {
+            return;
+        }
+
+        if (_options.RollDate && !_options.StaticLogFileName)
+        {
+            // Only backups of the current period count.
+            string date = Format(_clock.Now, _options.DatePattern).ToLowerInvariant();
+            string prefix = _options.PreserveLogFileNameExtension ? Path.GetFileNameWithoutExtension(baseFile) + date : baseFile + date;
+            string suffix = _options.PreserveLogFileNameExtension ? Path.GetExtension(baseFile) : "";
+            if (!fileName.StartsWith(prefix, StringComparison.Ordinal) || !fileName.EndsWith(suffix, StringComparison.Ordinal))
+            {
+                return;
+            }
+        }
+
+        int backup = BackupIndex(fileName);
+        if (backup <= CurrentSizeRollBackups || _options.MaxSizeRollBackups == 0)
+        {
+            return;
+        }
+
+        if (_options.MaxSizeRollBackups == -1 || _options.CountDirection >= 0 || backup <= _options.MaxSizeRollBackups)
+        {
+            CurrentSizeRollBackups = backup;
+        }
+    }
+
+    /// <summary>The number after the last dot (before the extension when it is preserved); -1 if none.</summary>
+    private int BackupIndex(string fileName)
+    {
+        string name = _options.PreserveLogFileNameExtension ? Path.GetFileNameWithoutExtension(fileName) : fileName;
+        int dot = name.LastIndexOf('.');
+        if (dot > 0 && int.TryParse(name.Substring(dot + 1), NumberStyles.Integer, CultureInfo.InvariantCulture, out int index))
+        {
+            return index;
+        }
+
+        return -1;
+    }
+
+    /// <summary>At start: a static base file last written in an earlier period is renamed to that period's name.</summary>
+    private void RollOverIfDateBoundaryCrossed()
+    {
+        if (!_options.StaticLogFileName || !_options.RollDate || !File.Exists(_baseFileName))
+        {
+            return;
+        }
+
+        string last = Format(File.GetLastWriteTime(_baseFileName), _options.DatePattern);
+        if (string.Equals(last, Format(_now, _options.DatePattern), StringComparison.Ordinal))
+        {
+            return;
+        }
+
+        _scheduledFileName = CombinePath(_baseFileName, last);
+        RollOverTime(() => { });
+    }
+
+    /// <summary>Renames the backups one step (or deletes the oldest) to free a slot for the file being rolled.</summary>
+    private void RollOverRenameFiles(string fileName)
+    {
+        int max = _options.MaxSizeRollBackups;
+        if (max == 0)
+        {
+            return;
+        }
+
+        if (_options.CountDirection < 0)
+        {
+            if (CurrentSizeRollBackups == max)
+            {
+                DeleteFile(CombinePath(fileName, "." + max.ToString(CultureInfo.InvariantCulture)));
+                CurrentSizeRollBackups--;
+            }
+
+            for (int i = CurrentSizeRollBackups; i >= 1; i--)
+            {
+                RollFile(CombinePath(fileName, "." + i.ToString(CultureInfo.InvariantCulture)),
+                         CombinePath(fileName, "." + (i + 1).ToString(CultureInfo.InvariantCulture)));
+            }
+
+            CurrentSizeRollBackups++;
+            RollFile(fileName, CombinePath(fileName, ".1"));
+            return;
+        }
+
+        if (CurrentSizeRollBackups >= max && max > 0)
+        {
+            int oldest = CurrentSizeRollBackups - max + (_options.StaticLogFileName ? 1 : 0);
+            string archiveBase = fileName;
+            if (!_options.StaticLogFileName)
+            {
+                // The current file carries its number (and maybe a date); the archive name keeps only the date.
+                if (_options.PreserveLogFileNameExtension)
+                {
+                    string extension = Path.GetExtension(archiveBase);
+                    string stem = Path.Combine(Path.GetDirectoryName(archiveBase) ?? "", Path.GetFileNameWithoutExtension(archiveBase));
+                    int dot = stem.LastIndexOf('.');
+                    if (dot >= 0)
+                    {
+                        archiveBase = stem.Substring(0, dot) + extension;
+                    }
+                }
+                else
+                {
+                    int dot = archiveBase.LastIndexOf('.');
+                    if (dot >= 0)
+                    {
+                        archiveBase = archiveBase.Substring(0, dot);
+                    }
+                }
+            }
+
+            DeleteFile(CombinePath(archiveBase, "." + oldest.ToString(CultureInfo.InvariantCulture)));
+        }
+
+        if (_options.StaticLogFileName)
+        {
+            CurrentSizeRollBackups++;
+            RollFile(fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)));
+        }
+    }
+
+    private void RollFile(string from, string to)
+    {
+        if (!File.Exists(from))
+        {
+            return;
+        }
+
+        DeleteFile(to);
+        try
+        {
+            File.Move(from, to);
+        }
+        catch (Exception ex) when (ex is IOException || ex is UnauthorizedAccessException)
+        {
+            _reportError($"Could not roll file [{from}] -> [{to}].", ex);
+        }
+    }
+
+    private void DeleteFile(string path)
+    {
+        try
+        {
+            if (File.Exists(path))
+            {
+                File.Delete(path);
+            }
+        }
+        catch (Exception ex) when (ex is IOException || ex is UnauthorizedAccessException)
+        {
+            _reportError($"Could not delete file [{path}].", ex);
+        }
+    }
+
+    /// <summary>log4net's CombinePath: appends <paramref name="suffix"/>, before the extension when it is preserved.</summary>
+    private string CombinePath(string path, string suffix)
+    {
+        string extension = Path.GetExtension(path);
+        if (_options.PreserveLogFileNameExtension && extension.Length > 0)
+        {
+            return Path.Combine(Path.GetDirectoryName(path) ?? "", Path.GetFileNameWithoutExtension(path) + suffix + extension);
+        }
+
+        return path + suffix;
+    }
+
+    private static string Format(DateTime time, string datePattern) => time.ToString(datePattern, DateTimeFormatInfo.InvariantInfo);
+}

@@ -1,0 +1,244 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using log4net.Appender;
+using log4net.Core;
+using log4net.Layout;
+using LowLatencyLog.Appender;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.IO;
+
+/// <summary>
+/// The same events through <c>RollingBufferedFileAppender</c> and log4net 3.5.0's <c>RollingFileAppender</c>, set up
+/// the same way (one clock moved by the test for both), must leave the same file names with the same bytes.
+/// </summary>
+public sealed class RollingParityTests
+{
+    private static readonly DateTime Start = new DateTime(2026, 3, 1, 22, 58, 30, 250);
+
+    public static IEnumerable<TestCaseData> Scenarios()
+    {
+        yield return Case("size, 3 backups, counting down", new Settings("Size") { Backups = 3 });
+        yield return Case("size, no backups (truncate)", new Settings("Size") { Backups = 0 });
+        yield return Case("size, unlimited backups", new Settings("Size") { Backups = -1 });
+        yield return Case("size, 3 backups, counting up", new Settings("Size") { Backups = 3, CountDirection = 1 });
+        yield return Case("size, counting up, dated names", new Settings("Size") { Backups = 3, CountDirection = 1, StaticName = false });
+        yield return Case("size, counting down, dated names", new Settings("Size") { Backups = 2, StaticName = false });
+        yield return Case("size, extension preserved", new Settings("Size") { Backups = 3, Preserve = true });
+        yield return Case("size, extension preserved, counting up, dated names",
+            new Settings("Size") { Backups = 2, Preserve = true, CountDirection = 1, StaticName = false });
+        yield return Case("size, one large max", new Settings("Size") { Backups = 2, MaxSize = "10MB" });
+        yield return Case("date, static name", new Settings("Date"), step: TimeSpan.FromHours(5));
+        yield return Case("date, dated names", new Settings("Date") { StaticName = false }, step: TimeSpan.FromHours(5));
+        yield return Case("date by minute, extension preserved",
+            new Settings("Date") { DatePattern = "yyyyMMdd-HHmm", Preserve = true }, step: TimeSpan.FromSeconds(25));
+        yield return Case("composite, static name, 2 backups", new Settings("Composite") { Backups = 2 }, step: TimeSpan.FromHours(3));
+        yield return Case("composite, dated names, counting up",
+            new Settings("Composite") { Backups = 3, StaticName = false, CountDirection = 1 }, step: TimeSpan.FromHours(3));
+        yield return Case("composite, hourly, extension preserved, unlimited",
+            new Settings("Composite") { Backups = -1, DatePattern = ".yyyy-MM-dd_HH", Preserve = true }, step: TimeSpan.FromMinutes(20));
+        yield return Case("once, existing file and backup", new Settings("Once") { Backups = 2 }, prepare: dir =>
+        {
+            File.WriteAllText(Path.Combine(dir, "app.log"), "old run\n");
+            File.WriteAllText(Path.Combine(dir, "app.log.1"), "older run\n");
+        });
+        yield return Case("size, existing backups at start", new Settings("Size") { Backups = 3 }, prepare: dir =>
+        {
+            File.WriteAllText(Path.Combine(dir, "app.log"), "current from last run\n");
+            File.WriteAllText(Path.Combine(dir, "app.log.1"), "backup 1\n");
+            File.WriteAllText(Path.Combine(dir, "app.log.2"), "backup 2\n");
+            File.WriteAllText(Path.Combine(dir, "other.txt"), "not a log\n");
+        });
+        yield return Case("size, existing backups beyond the limit, counting up", new Settings("Size") { Backups = 2, CountDirection = 1 }, prepare: dir =>
+        {
+            File.WriteAllText(Path.Combine(dir, "app.log.3"), "backup 3\n");
+            File.WriteAllText(Path.Combine(dir, "app.log.7"), "backup 7\n");
+        });
+        yield return Case("size, not appending to an existing file", new Settings("Size") { Backups = 2, Append = false }, prepare: dir =>
+            File.WriteAllText(Path.Combine(dir, "app.log"), "previous run\n"));
+        yield return Case("size, existing file larger than the max", new Settings("Size") { Backups = 2 }, prepare: dir =>
+            File.WriteAllText(Path.Combine(dir, "app.log"), new string('p', 3000) + "\n"));
+        yield return Case("date, static base file from an earlier day", new Settings("Date"), step: TimeSpan.FromHours(7), prepare: dir =>
+        {
+            string path = Path.Combine(dir, "app.log");
+            File.WriteAllText(path, "written two days ago\n");
+            File.SetLastWriteTime(path, Start.AddDays(-2));
+        });
+    }
+
+    [TestCaseSource(nameof(Scenarios))]
+    public void SameFileNamesAndBytes_AsLog4netRollingFileAppender(Settings settings, TimeSpan step, Action<string>? prepare)
+    {
+        using var harness = new Log4netHarness("<log4net />");
+        string oursDir = Directory.CreateDirectory(harness.PathOf("ours")).FullName;
+        string theirsDir = Directory.CreateDirectory(harness.PathOf("theirs")).FullName;
+        prepare?.Invoke(oursDir);
+        prepare?.Invoke(theirsDir);
+        var clock = new FakeClock(Start);
+
+        var theirs = new RollingFileAppender
+        {
+            Name = "theirs",
+            File = Path.Combine(theirsDir, settings.File),
+            Layout = NewLayout(),
+            AppendToFile = settings.Append,
+            RollingStyle = Enum.Parse<RollingFileAppender.RollingMode>(settings.Style),
+            MaximumFileSize = settings.MaxSize,
+            MaxSizeRollBackups = settings.Backups,
+            DatePattern = settings.DatePattern,
+            StaticLogFileName = settings.StaticName,
+            PreserveLogFileNameExtension = settings.Preserve,
+            CountDirection = settings.CountDirection,
+            DateTimeStrategy = clock,
+        };
+        var ours = new RollingBufferedFileAppender
+        {
+            Name = "ours",
+            File = Path.Combine(oursDir, settings.File),
+            Layout = NewLayout(),
+            AppendToFile = settings.Append ? "true" : "false",
+            RollingStyle = settings.Style,
+            MaximumFileSize = settings.MaxSize,
+            MaxSizeRollBackups = settings.Backups.ToString(),
+            DatePattern = settings.DatePattern,
+            StaticLogFileName = settings.StaticName ? "true" : "false",
+            PreserveLogFileNameExtension = settings.Preserve ? "true" : "false",
+            CountDirection = settings.CountDirection.ToString(),
+            Clock = clock,
+        };
+        var errors = new RecordingErrorHandler();
+        ours.ErrorHandler = errors;
+        theirs.ActivateOptions();
+        ours.ActivateOptions();
+        harness.Hierarchy.Root.AddAppender(ours);
+        harness.Hierarchy.Root.AddAppender(theirs);
+        harness.Hierarchy.Root.Level = Level.All;
+        harness.Hierarchy.Configured = true;
+
+        var log = harness.Logger("App");
+        for (int i = 0; i < 120; i++)
+        {
+            if (i % 10 == 9)
+            {
+                clock.Now += step;
+            }
+
+            log.Info($"event {i} " + new string((char)('a' + i % 26), i * 37 % 150) + (i % 11 == 0 ? " ü😀" : ""));
+        }
+
+        harness.Shutdown();
+        Dictionary<string, byte[]> expected = Snapshot(theirsDir);
+        Dictionary<string, byte[]> actual = Snapshot(oursDir);
+        TestContext.Out.WriteLine(string.Join(", ", expected.Select(f => $"{f.Key} ({f.Value.Length} B)").OrderBy(n => n, StringComparer.Ordinal)));
+        if (settings.Backups != 0 && (settings.MaxSize == "1KB" || step > TimeSpan.Zero))
+        {
+            Assert.That(expected.Count, Is.GreaterThan(2), "log4net rolled");
+        }
+
+        Assert.That(actual.Keys.OrderBy(k => k, StringComparer.Ordinal), Is.EqualTo(expected.Keys.OrderBy(k => k, StringComparer.Ordinal)), "file names");
+        foreach (KeyValuePair<string, byte[]> file in expected)
+        {
+            Assert.That(System.Text.Encoding.UTF8.GetString(actual[file.Key]), Is.EqualTo(System.Text.Encoding.UTF8.GetString(file.Value)), file.Key);
+        }
+
+        Assert.That(errors.Errors, Is.Empty);
+    }
+
+    [Test]
+    public void ABatchCrossingTheSizeLimit_IsSplitWhereSingleEventsWouldBe()
+    {
+        using var harness = new Log4netHarness("<log4net />");
+        var clock = new FakeClock(Start);
+        RollingBufferedFileAppender single = NewSizeAppender(harness.PathOf("single/app.log"), clock);
+        RollingBufferedFileAppender batched = NewSizeAppender(harness.PathOf("batched/app.log"), clock);
+        LoggingEvent[] events = Enumerable.Range(0, 100)
+            .Select(i => new LoggingEvent(typeof(RollingParityTests), harness.Repository, "App", Level.Info, $"event {i} " + new string('z', i % 90), null))
+            .ToArray();
+        foreach (LoggingEvent e in events)
+        {
+            single.DoAppend(e);
+        }
+
+        batched.DoAppend(events.Take(37).ToArray());
+        batched.DoAppend(events.Skip(37).ToArray());
+        single.Close();
+        batched.Close();
+
+        Dictionary<string, byte[]> expected = Snapshot(harness.PathOf("single"));
+        Dictionary<string, byte[]> actual = Snapshot(harness.PathOf("batched"));
+        Assert.That(expected.Count, Is.GreaterThan(3));
+        Assert.That(actual.Keys, Is.EquivalentTo(expected.Keys));
+        foreach (KeyValuePair<string, byte[]> file in expected)
+        {
+            Assert.That(actual[file.Key], Is.EqualTo(file.Value), file.Key);
+        }
+    }
+
+    [Test]
+    public void NoSystemWideMutex_IsCreatedForTheFile()
+    {
+        using var harness = new Log4netHarness("<log4net />");
+        string path = harness.PathOf("app.log");
+        RollingBufferedFileAppender appender = NewSizeAppender(path, new FakeClock(Start));
+        string mutexName = path.Replace("\\", "_").Replace(":", "_").Replace("/", "_") + "_rolling";
+        Assert.That(System.Threading.Mutex.TryOpenExisting(mutexName, out _), Is.False);
+        appender.Close();
+    }
+
+    private static RollingBufferedFileAppender NewSizeAppender(string path, FakeClock clock)
+    {
+        var appender = new RollingBufferedFileAppender
+        {
+            File = path,
+            Layout = NewLayout(),
+            RollingStyle = "Size",
+            MaximumFileSize = "1KB",
+            MaxSizeRollBackups = "-1",
+            Clock = clock,
+        };
+        appender.ActivateOptions();
+        return appender;
+    }
+
+    private static TestCaseData Case(string name, Settings settings, TimeSpan step = default, Action<string>? prepare = null) =>
+        new TestCaseData(settings, step, prepare).SetArgDisplayNames(name);
+
+    private static PatternLayout NewLayout()
+    {
+        var layout = new PatternLayout("%message%newline") { Header = "[Header]\n", Footer = "[Footer]\n" };
+        layout.ActivateOptions();
+        return layout;
+    }
+
+    private static Dictionary<string, byte[]> Snapshot(string folder) =>
+        Directory.GetFiles(folder).ToDictionary(p => Path.GetFileName(p), File.ReadAllBytes);
+
+    /// <summary>The settings both appenders get (log4net's defaults except where a scenario changes them).</summary>
+    public sealed class Settings
+    {
+        public Settings(string style) => Style = style;
+
+        public string Style { get; }
+
+        public string MaxSize { get; set; } = "1KB";
+
+        public int Backups { get; set; }
+
+        public string DatePattern { get; set; } = ".yyyy-MM-dd";
+
+        public bool StaticName { get; set; } = true;
+
+        public bool Preserve { get; set; }
+
+        public int CountDirection { get; set; } = -1;
+
+        public bool Append { get; set; } = true;
+
+        public string File { get; set; } = "app.log";
+
+        public override string ToString() => Style;
+    }
+}
