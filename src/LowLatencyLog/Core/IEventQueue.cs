@@ -65,3 +65,10 @@ internal interface IEventQueue<T>
     /// <summary>Any thread, idempotent. Stops accepting items.</summary>
     void Close();
 }
+
+/// <summary>Optional, for a queue that detects a misuse on the producer side and must report it (through the sink).</summary>
+internal interface IReportingQueue
+{
+    /// <summary>Set once by the dispatcher before any producer runs; called from any thread, at most a few times.</summary>
+    System.Action<string>? ReportError { get; set; }
+}
