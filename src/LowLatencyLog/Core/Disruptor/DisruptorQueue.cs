@@ -23,9 +23,10 @@ namespace LowLatencyLog.Core;
 /// <para><b>Publish.</b> The producer copies the item into the slot, then writes the position's lap number
 /// (<c>p &gt;&gt; log2(capacity)</c>) into the slot's availability entry with a release store: the item is visible before
 /// the entry says it is there. Lap numbers differ from one lap to the next, so entries never need resetting.</para>
-/// <para><b>Consume.</b> The worker reads the cursor (acquire), then walks the availability entries from its own
-/// sequence while each holds the lap its position expects: that is the end of the contiguous published range, even
-/// when later positions were published first by faster producers. It copies the whole range out in one batch,
+/// <para><b>Consume.</b> The worker walks the availability entries from its own sequence while each holds the lap its
+/// position expects (acquire reads): that is the end of the contiguous published range, even when later positions were
+/// published first by faster producers. It reads the cursor only when that range is empty, to tell "a claim is being
+/// written" (<see cref="HasPending"/>) from "nothing claimed". It copies the whole range out in one batch,
 /// clears those slots (no references kept) and only then moves the gating sequence past them with a release store, so
 /// a producer that sees the new value also sees the cleared slots and cannot overwrite an item before it was read.</para>
 /// <para><b>Close.</b> The cursor's <see cref="SealedBit"/> is set by a compare-and-swap. Every later claim's
@@ -46,6 +47,9 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     private readonly long _capacity;
 
     private RingSequences _seq;
+
+    // Written once, by Close, after the seal: lets the worker's idle poll (IsClosed) stay off the cursor's line.
+    private volatile bool _closed;
 
     // Worker side.
     private bool _lastDrainFreedRoom;
@@ -82,7 +86,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     /// <summary>False for Single: the owner publishes with release stores, so the wait strategy adds the fence.</summary>
     public bool ClaimIsFullFence => ProducerType == ProducerType.Multi;
 
-    public bool IsClosed => (Volatile.Read(ref _seq.Cursor) & SealedBit) != 0;
+    public bool IsClosed => _closed;
 
     public long EnqueuedCount => Claimed();
 
@@ -200,9 +204,13 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     public int Drain(T[] buffer)
     {
         long next = _seq.Consumer; // only the worker writes it
-        long end = Math.Min(Claimed(), next + buffer.Length);
+        long end = next + buffer.Length;
 
-        // The end of the contiguous published range: walk the availability entries while each holds its lap.
+        // The end of the contiguous published range: walk the availability entries while each holds its lap. The
+        // cursor is not needed as a bound: an entry holds position p's lap only once p is published (the previous
+        // occupant wrote lap - 1, and position p + capacity cannot be claimed before p is taken), so the walk stops at
+        // the first position not yet published, claimed or not. Not reading the cursor here keeps the worker off the
+        // line every producer writes while it is busy.
         int[] available = _available;
         long published = next;
         while (published < end && Volatile.Read(ref available[(int)published & _mask]) == (int)(published >> _shift))
@@ -239,7 +247,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     {
         lock (_modeLock)
         {
-            if (IsClosed)
+            if (_closed)
             {
                 return;
             }
@@ -254,6 +262,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
                 long observed = Interlocked.CompareExchange(ref _seq.Cursor, cursor | SealedBit, cursor);
                 if (observed == cursor)
                 {
+                    _closed = true;
                     return;
                 }
 
