@@ -19,9 +19,9 @@ namespace LowLatencyLog.Tests.Support;
 /// </summary>
 /// <remarks>
 /// <c>{dir}</c> in the XML is replaced by the temp folder (with a trailing separator), so a config can say
-/// <c>&lt;file value="{dir}app.log" /&gt;</c>.
+/// <c>&lt;file value="{dir}app.log" /&gt;</c>; <c>{repo}</c> is replaced by the repository's name.
 /// </remarks>
-internal sealed class Log4netHarness : IDisposable
+public sealed class Log4netHarness : IDisposable
 {
     private readonly List<LogLog> _internal = new List<LogLog>();
     private readonly object _lock = new object();
@@ -55,11 +55,15 @@ internal sealed class Log4netHarness : IDisposable
 
     public ILog Logger(string name = "test") => LogManager.GetLogger(Repository.Name, name);
 
+    /// <summary>The internal messages (any level) whose text contains <paramref name="text"/>.</summary>
+    public string[] InternalMessagesContaining(string text) =>
+        InternalMessages.Where(m => m.Message.Contains(text)).Select(m => m.Prefix + m.Message).ToArray();
+
     /// <summary>Configures (or reconfigures) the repository from a <c>&lt;log4net&gt;</c> element.</summary>
     public void Configure(string xml)
     {
         var document = new XmlDocument();
-        document.LoadXml(xml.Replace("{dir}", Directory + Path.DirectorySeparatorChar));
+        document.LoadXml(xml.Replace("{dir}", Directory + Path.DirectorySeparatorChar).Replace("{repo}", Repository.Name));
         XmlConfigurator.Configure(Repository, document.DocumentElement!);
     }
 

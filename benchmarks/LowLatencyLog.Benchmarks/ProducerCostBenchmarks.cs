@@ -1,0 +1,109 @@
+using System;
+using System.Threading;
+using System.Xml;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Jobs;
+using log4net;
+using log4net.Config;
+using log4net.Repository;
+using LowLatencyLog.Appender;
+
+namespace LowLatencyLog.Benchmarks;
+
+/// <summary>
+/// What <c>ILog.Info(string)</c> costs the calling thread through each async appender (child: <see cref="NullAppender"/>),
+/// against log4net's own floor in the same run: the logger straight into a synchronous <see cref="NullAppender"/>.
+/// </summary>
+/// <remarks>
+/// Each invocation starts the producer threads, which log <see cref="EventsPerInvocation"/> events in total; the buffer
+/// holds more than that and the iteration cleanup waits for the worker to drain, so producers never wait for room and
+/// the time is the producer's own. The Allocated column is process-wide: for the async appenders it includes the
+/// worker's per-event rebuild for the child, not only the producer (the producer's own bytes are checked by
+/// <c>ProducerAllocationTests</c>: none beyond log4net's event).
+/// </remarks>
+[Config(typeof(Config))]
+[MemoryDiagnoser]
+public class ProducerCostBenchmarks
+{
+    public const int EventsPerInvocation = 1 << 16;
+
+    private ILoggerRepository _repository = null!;
+    private ILog _log = null!;
+    private AsyncForwardingAppender? _async;
+
+    [Params(1, 4)]
+    public int Producers { get; set; }
+
+    [Params("log4net floor", nameof(BoundedQueueAsyncAppender), nameof(HotSwapAsyncAppender))]
+    public string Appender { get; set; } = "";
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _repository = LogManager.CreateRepository("bench-" + Guid.NewGuid().ToString("N"));
+        string root = Appender == "log4net floor" ? "null" : "async";
+        var document = new XmlDocument();
+        document.LoadXml($@"<log4net>
+            <appender name=""async"" type=""LowLatencyLog.Appender.{(root == "async" ? Appender : nameof(BoundedQueueAsyncAppender))}, LowLatencyLog"">
+              <bufferSize value=""1048576"" />
+              <appender-ref ref=""null"" />
+            </appender>
+            <appender name=""null"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />
+            <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
+          </log4net>");
+        XmlConfigurator.Configure(_repository, document.DocumentElement!);
+        _log = LogManager.GetLogger(_repository.Name, "bench");
+        foreach (var appender in _repository.GetAppenders())
+        {
+            _async ??= appender as AsyncForwardingAppender;
+        }
+    }
+
+    [IterationCleanup]
+    public void Drain() => _async?.Flush(60_000);
+
+    [GlobalCleanup]
+    public void Cleanup() => _repository.Shutdown();
+
+    [Benchmark(OperationsPerInvoke = EventsPerInvocation)]
+    public void Info()
+    {
+        int perProducer = EventsPerInvocation / Producers;
+        ILog log = _log;
+        var threads = new Thread[Producers];
+        for (int p = 0; p < threads.Length; p++)
+        {
+            threads[p] = new Thread(() =>
+            {
+                for (int i = 0; i < perProducer; i++)
+                {
+                    log.Info("a constant message");
+                }
+            }) { Name = "producer-" + p };
+            threads[p].Start();
+        }
+
+        foreach (Thread thread in threads)
+        {
+            thread.Join();
+        }
+    }
+
+    private sealed class Config : ManualConfig
+    {
+        public Config()
+        {
+            if (!Program.SmokeRun)
+            {
+                // One invocation per iteration, so the cleanup can drain the worker between them.
+                AddJob(Job.Default.WithWarmupCount(3).WithIterationCount(15).WithInvocationCount(1).WithUnrollFactor(1)
+                    .WithLaunchCount(1).WithId("Producer"));
+            }
+
+            HideColumns(Column.Error);
+            WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared));
+        }
+    }
+}

@@ -1,0 +1,115 @@
+using System;
+using log4net.Core;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Core;
+
+namespace LowLatencyLog.Appender;
+
+/// <summary>
+/// The shared settings of the async appenders, read from their text once, at activation. A bad value is reported
+/// through <c>reportError</c> (setting, value, accepted values, default) and the documented default is used.
+/// </summary>
+internal sealed class AsyncAppenderSettings
+{
+    public const int DefaultBufferSize = 65536;
+    public const int MaxBufferSize = 1 << 24;
+    public const int DefaultShutdownTimeout = 5000;
+    public const OverflowAction DefaultOverflow = OverflowAction.Block;
+    public const string DefaultFix = "Auto";
+    public static readonly Level DefaultDiscardThreshold = Level.Info;
+
+    public int BufferSize { get; private set; } = DefaultBufferSize;
+
+    public OverflowAction Overflow { get; private set; } = DefaultOverflow;
+
+    public Level DiscardThreshold { get; private set; } = DefaultDiscardThreshold;
+
+    /// <summary>Null for <c>Auto</c>; otherwise the normalized explicit flags.</summary>
+    public FixFlags? Fix { get; private set; }
+
+    public int ShutdownTimeout { get; private set; } = DefaultShutdownTimeout;
+
+    public static AsyncAppenderSettings Read(
+        string? bufferSize, string? overflow, string? discardThreshold, string? fix, string? shutdownTimeout,
+        bool supportsGrow, bool bufferSizePowerOfTwo, Action<string> reportError)
+    {
+        var settings = new AsyncAppenderSettings
+        {
+            BufferSize = SettingReader.Integer("bufferSize", bufferSize, DefaultBufferSize, 1, MaxBufferSize, reportError, bufferSizePowerOfTwo),
+            Overflow = supportsGrow
+                ? SettingReader.Name("overflow", overflow, DefaultOverflow, reportError)
+                : SettingReader.Name("overflow", overflow, DefaultOverflow, reportError, OverflowAction.Grow),
+            DiscardThreshold = ToLevel(SettingReader.Name("discardThreshold", discardThreshold, StandardLevel.Info, reportError)),
+            Fix = ReadFix(fix, reportError),
+            ShutdownTimeout = SettingReader.Integer("shutdownTimeout", shutdownTimeout, DefaultShutdownTimeout, 0, int.MaxValue, reportError),
+        };
+        return settings;
+    }
+
+    /// <summary>The flags an explicit <c>fix</c> names, or null for <c>Auto</c> (also when the text is invalid).</summary>
+    public static FixFlags? ReadFix(string? text, Action<string> reportError)
+    {
+        if (text == null || string.Equals(text.Trim(), "Auto", StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+
+        string? problem = null;
+        FixFlags flags = SettingReader.Flags("fix", text, FixFlags.None, message => problem = message);
+        if (problem != null)
+        {
+            // SettingReader's message would name FixFlags.None as the default; the default here is Auto.
+            reportError(
+                $"Setting 'fix' has the value \"{Shorten(text)}\", which is not valid. Accepted: Auto, or names from " +
+                $"{string.Join(", ", Enum.GetNames(typeof(FixFlags)))} separated by commas. Using the default, {DefaultFix}.");
+            return null;
+        }
+
+        return FixResolver.Normalize(flags);
+    }
+
+    private static string Shorten(string text) => text.Length <= 200 ? text : text.Substring(0, 200) + "…";
+
+    private static Level ToLevel(StandardLevel level) => level switch
+    {
+        StandardLevel.Off => Level.Off,
+        StandardLevel.Emergency => Level.Emergency,
+        StandardLevel.Fatal => Level.Fatal,
+        StandardLevel.Alert => Level.Alert,
+        StandardLevel.Critical => Level.Critical,
+        StandardLevel.Severe => Level.Severe,
+        StandardLevel.Error => Level.Error,
+        StandardLevel.Warn => Level.Warn,
+        StandardLevel.Notice => Level.Notice,
+        StandardLevel.Info => Level.Info,
+        StandardLevel.Debug => Level.Debug,
+        StandardLevel.Fine => Level.Fine,
+        StandardLevel.Trace => Level.Trace,
+        StandardLevel.Finer => Level.Finer,
+        StandardLevel.Verbose => Level.Verbose,
+        StandardLevel.Finest => Level.Finest,
+        _ => Level.All,
+    };
+
+    /// <summary>log4net's predefined level names, so <see cref="SettingReader"/> can validate and list them.</summary>
+    private enum StandardLevel
+    {
+        Off,
+        Emergency,
+        Fatal,
+        Alert,
+        Critical,
+        Severe,
+        Error,
+        Warn,
+        Notice,
+        Info,
+        Debug,
+        Fine,
+        Trace,
+        Finer,
+        Verbose,
+        Finest,
+        All,
+    }
+}

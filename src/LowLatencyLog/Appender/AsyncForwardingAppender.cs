@@ -1,0 +1,651 @@
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using log4net.Appender;
+using log4net.Core;
+using log4net.Filter;
+using log4net.Util;
+using LowLatencyLog.Async;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Core;
+
+namespace LowLatencyLog.Appender;
+
+/// <summary>
+/// The behaviour the asynchronous appenders share: the calling thread captures the event into a queue slot and
+/// returns; one background worker thread delivers the events in batches to the attached appenders
+/// (<c>&lt;appender-ref&gt;</c>), flushes them when the queue runs empty, and drains the queue on <see cref="Close"/>.
+/// </summary>
+/// <remarks>
+/// <para>Use one of the concrete appenders (<see cref="BoundedQueueAsyncAppender"/>, <see cref="HotSwapAsyncAppender"/>);
+/// they differ only in the queue between the callers and the worker.</para>
+/// <para>The appender implements log4net's interfaces directly rather than through <see cref="AppenderSkeleton"/>,
+/// whose per-event lock would serialize every calling thread: <see cref="Threshold"/> and the filters run on the
+/// calling threads concurrently, without a lock (log4net's own filters are safe for that).</para>
+/// <para>Settings are strings and are read once, at <see cref="ActivateOptions"/>: a bad value is reported through
+/// log4net's internal log (<c>LogLog.Error</c>: the setting, the value, the accepted values, the default used) and the
+/// default applies, so a typo never makes log4net drop the appender.</para>
+/// <para>Events are rebuilt for the children with exactly the fields <see cref="Fix"/> captured; the object forms of
+/// the message and exception (<c>MessageObject</c>, <c>ExceptionObject</c>, used by <c>%exception{message}</c>) are
+/// not carried over, only their rendered text.</para>
+/// </remarks>
+public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable, IAsyncAppenderHost
+{
+    /// <summary>Events logged before activation that are kept for delivery (log4net 3.5 may append before it activates).</summary>
+    private const int EarlyLimit = AsyncAppenderSettings.DefaultBufferSize;
+    private const int MaxBatchSize = 1024;
+
+    /// <summary>What is captured before activation, when the children's needs are not known yet: everything but the
+    /// costly stack walk for the location.</summary>
+    private const FixFlags EarlyFlags = FixResolver.Capturable & ~FixFlags.LocationInfo;
+
+    private readonly object _lifecycle = new object();
+    private readonly object _childrenLock = new object();
+
+    // Read by producers on every event.
+    private volatile AsyncDispatcher<CapturedEvent>? _dispatcher;
+    private volatile FilterAndThreshold _admission = FilterAndThreshold.Empty;
+    private FixFlags _capture = FixResolver.Always; // written under _lifecycle/_childrenLock, read racily: a flag set is atomic
+    private int _discardThresholdValue = AsyncAppenderSettings.DefaultDiscardThreshold.Value;
+
+    private volatile IAppender[] _children = Array.Empty<IAppender>();
+    private volatile IErrorHandler _errorHandler;
+
+    // Lifecycle, under _lifecycle.
+    private List<CapturedEvent>? _early = new List<CapturedEvent>();
+    private long _earlyDropped;
+    private bool _closed;
+    private AsyncAppenderSettings? _settings;
+
+    private protected AsyncForwardingAppender()
+    {
+        _errorHandler = new OnlyOnceErrorHandler(GetType().Name);
+    }
+
+    /// <summary>The appender's name, from the <c>name</c> attribute in the configuration.</summary>
+    public string Name { get; set; } = string.Empty;
+
+    /// <summary>Events below this level are ignored on the calling thread, before anything is queued.</summary>
+    /// <remarks>Default: none (every level passes).</remarks>
+    public Level? Threshold
+    {
+        get => _admission.Threshold;
+        set
+        {
+            lock (_childrenLock)
+            {
+                _admission = new FilterAndThreshold(value, _admission.Head, _admission.Tail);
+            }
+        }
+    }
+
+    /// <summary>The first filter of the chain (<c>&lt;filter&gt;</c> elements), applied on the calling thread before
+    /// anything is queued.</summary>
+    public IFilter? FilterHead => _admission.Head;
+
+    /// <summary>Where the appender and its worker report failures: a child that throws, a timed-out close, events
+    /// logged after close.</summary>
+    /// <remarks>Default: log4net's <see cref="OnlyOnceErrorHandler"/>, which reports the first error to the internal
+    /// log. It is called from the worker and from calling threads, so a replacement must be thread-safe.</remarks>
+    public IErrorHandler ErrorHandler
+    {
+        get => _errorHandler;
+        set
+        {
+            if (value == null)
+            {
+                LogLog.Warn(GetType(), $"Appender [{Name}]: the error handler cannot be set to null; the current one is kept.");
+                return;
+            }
+
+            _errorHandler = value;
+        }
+    }
+
+    /// <summary>Capacity of the buffer between the calling threads and the worker, in events (setting <c>bufferSize</c>).</summary>
+    /// <remarks>Default: 65536. A whole number from 1 to 16777216. The bounded queue rounds it up to a power of two.</remarks>
+    public string? BufferSize { get; set; }
+
+    /// <summary>What a calling thread does when the buffer is full (setting <c>overflow</c>): <c>Block</c> (wait for
+    /// room), <c>Discard</c> (drop events at or below <see cref="DiscardThreshold"/>, count them, and report them), or
+    /// <c>Grow</c> (allocate more room; memory is then bounded only by how fast the worker drains).</summary>
+    /// <remarks>Default: <c>Block</c>.</remarks>
+    public string? Overflow { get; set; }
+
+    /// <summary>With <c>overflow=Discard</c>, the most severe level that may be dropped when the buffer is full; more
+    /// severe events wait for room instead (setting <c>discardThreshold</c>, one of log4net's level names).</summary>
+    /// <remarks>Default: <c>INFO</c>, so warnings and errors are never dropped. Exception: an event logged by a child
+    /// appender from the worker thread itself is dropped and counted when the buffer is full, whatever its level,
+    /// because only the worker makes room.</remarks>
+    public string? DiscardThreshold { get; set; }
+
+    /// <summary>Which volatile fields are captured on the calling thread (setting <c>fix</c>): <c>Auto</c>, or log4net
+    /// <see cref="FixFlags"/> names separated by commas, such as <c>Message, ThreadName, Exception, Properties</c>.</summary>
+    /// <remarks>Default: <c>Auto</c>: the message, thread name and exception always, plus properties (<c>%property</c>,
+    /// <c>%ndc</c>, <c>%mdc</c>), location (<c>%location</c>, <c>%line</c>, <c>%method</c>, <c>%file</c>,
+    /// <c>%type</c>), user name or identity when a child's layout uses them, searching appenders nested under the
+    /// children too; a layout of unknown type, or a child without a layout, gets <c>Partial</c>. With an explicit value,
+    /// a field a child's layout uses but <c>fix</c> leaves out renders empty, and activation writes a log4net internal
+    /// warning naming the child and the missing flags.</remarks>
+    public string? Fix { get; set; }
+
+    /// <summary>How long <see cref="Close"/> may take to deliver what is queued, in milliseconds (setting
+    /// <c>shutdownTimeout</c>).</summary>
+    /// <remarks>Default: 5000. Events still queued when it passes are counted in <see cref="UndeliveredCount"/> and
+    /// reported through the <see cref="ErrorHandler"/>. On .NET Framework the process-exit hook that closes log4net
+    /// has about 2 seconds in total.</remarks>
+    public string? ShutdownTimeout { get; set; }
+
+    /// <summary>Events dropped because the buffer was full (<c>overflow=Discard</c>, or an event a child logged from the
+    /// worker thread that found the buffer full). Each catch-up is also reported to the children as one
+    /// <c>WARN</c> event.</summary>
+    public long DiscardedCount => (_dispatcher?.DiscardedCount ?? 0) + DroppedBeforeActivation;
+
+    /// <summary>Events delivered to the children.</summary>
+    public long DeliveredCount => _dispatcher?.DeliveredCount ?? 0;
+
+    /// <summary>Events accepted but not delivered because <see cref="Close"/> ran out of time
+    /// (<see cref="ShutdownTimeout"/>).</summary>
+    public long UndeliveredCount => _dispatcher?.UndeliveredCount ?? 0;
+
+    /// <summary>The attached child appenders (a read-only copy).</summary>
+    public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children));
+
+    /// <summary>The flags captured now (after <c>Auto</c> was resolved).</summary>
+    internal FixFlags CaptureFlags => _capture;
+
+    internal int WorkerBufferSize => _settings?.BufferSize ?? 0;
+
+    internal System.Threading.Thread? WorkerThread => _dispatcher?.WorkerThread;
+
+    private long DroppedBeforeActivation
+    {
+        get
+        {
+            lock (_lifecycle)
+            {
+                return _earlyDropped;
+            }
+        }
+    }
+
+    IAppender[] IAsyncAppenderHost.Children => _children;
+
+    Type IAsyncAppenderHost.DeclaringType => GetType();
+
+    /// <summary>The queue this appender runs on, created at activation.</summary>
+    private protected abstract IQueueFactory CreateQueueFactory(Action<string> reportError);
+
+    /// <summary>Whether <c>bufferSize</c> must be a power of two for this appender's queue.</summary>
+    private protected virtual bool BufferSizeMustBePowerOfTwo => false;
+
+    /// <summary>Reads the settings, resolves <see cref="Fix"/>, and starts the worker. Events appended before this call
+    /// are delivered first. Never throws: problems go to log4net's internal log.</summary>
+    public void ActivateOptions()
+    {
+        try
+        {
+            Activate();
+        }
+        catch (Exception e)
+        {
+            LogLog.Error(GetType(), $"Appender [{Name}] failed to activate.", e);
+        }
+    }
+
+    /// <summary>Captures the event on the calling thread and queues it for the worker. Never throws.</summary>
+    /// <param name="loggingEvent">The event; it is only read, never fixed or kept by the worker.</param>
+    public void DoAppend(LoggingEvent loggingEvent)
+    {
+        try
+        {
+            if (!_admission.Admits(loggingEvent))
+            {
+                return;
+            }
+
+            AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
+            if (dispatcher == null)
+            {
+                AppendBeforeActivation(loggingEvent);
+                return;
+            }
+
+            dispatcher.Enqueue(CapturedEvent.Capture(loggingEvent, _capture), IsDiscardable(loggingEvent.Level));
+        }
+        catch (Exception e)
+        {
+            ReportProducerError(e);
+        }
+    }
+
+    /// <summary>Queues each event as <see cref="DoAppend(LoggingEvent)"/> does. Never throws.</summary>
+    /// <param name="loggingEvents">The events.</param>
+    public void DoAppend(LoggingEvent[] loggingEvents)
+    {
+        if (loggingEvents == null)
+        {
+            return;
+        }
+
+        foreach (LoggingEvent loggingEvent in loggingEvents)
+        {
+            DoAppend(loggingEvent);
+        }
+    }
+
+    /// <summary>Waits until every event appended before the call has reached the children and the children are
+    /// flushed.</summary>
+    /// <param name="millisecondsTimeout">How long to wait; <c>-1</c> waits as long as it takes.</param>
+    /// <returns>True when everything was delivered and flushed; false if the timeout passed first, a child's flush
+    /// failed, or the appender was closed with events left over.</returns>
+    public bool Flush(int millisecondsTimeout)
+    {
+        AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
+        if (dispatcher == null)
+        {
+            lock (_lifecycle)
+            {
+                return _early == null || _early.Count == 0;
+            }
+        }
+
+        return dispatcher.Flush(millisecondsTimeout);
+    }
+
+    /// <summary>Stops accepting events, delivers what is queued within <see cref="ShutdownTimeout"/>, then flushes and
+    /// closes the children. Idempotent; returns at once on an appender that was never activated.</summary>
+    public void Close()
+    {
+        AsyncDispatcher<CapturedEvent>? dispatcher;
+        List<CapturedEvent>? early;
+        lock (_lifecycle)
+        {
+            if (_closed)
+            {
+                return;
+            }
+
+            _closed = true;
+            dispatcher = _dispatcher;
+            early = _early;
+            _early = null;
+        }
+
+        try
+        {
+            if (dispatcher != null)
+            {
+                dispatcher.Close(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout);
+                return;
+            }
+
+            if (early != null && early.Count > 0)
+            {
+                LogLog.Warn(GetType(), $"Appender [{Name}] was closed before it was activated; {early.Count} event(s) appended before activation were not delivered.");
+            }
+
+            CloseChildren();
+        }
+        catch (Exception e)
+        {
+            LogLog.Error(GetType(), $"Appender [{Name}] failed to close.", e);
+        }
+    }
+
+    /// <summary>Adds a filter at the end of the chain (a <c>&lt;filter&gt;</c> element).</summary>
+    /// <param name="filter">The filter.</param>
+    public void AddFilter(IFilter filter)
+    {
+        if (filter == null)
+        {
+            throw new ArgumentNullException(nameof(filter));
+        }
+
+        lock (_childrenLock)
+        {
+            FilterAndThreshold current = _admission;
+            if (current.Head == null)
+            {
+                _admission = new FilterAndThreshold(current.Threshold, filter, filter);
+            }
+            else
+            {
+                current.Tail!.Next = filter;
+                _admission = new FilterAndThreshold(current.Threshold, current.Head, filter);
+            }
+        }
+    }
+
+    /// <summary>Removes every filter.</summary>
+    public void ClearFilters()
+    {
+        lock (_childrenLock)
+        {
+            _admission = new FilterAndThreshold(_admission.Threshold, null, null);
+        }
+    }
+
+    /// <summary>Attaches a child appender (an <c>&lt;appender-ref&gt;</c>); safe while events are logged.</summary>
+    /// <param name="appender">The child; attaching the same instance twice has no effect.</param>
+    public void AddAppender(IAppender appender)
+    {
+        if (appender == null)
+        {
+            throw new ArgumentNullException(nameof(appender));
+        }
+
+        lock (_childrenLock)
+        {
+            if (Array.IndexOf(_children, appender) >= 0)
+            {
+                return;
+            }
+
+            var children = new IAppender[_children.Length + 1];
+            _children.CopyTo(children, 0);
+            children[children.Length - 1] = appender;
+            _children = children;
+        }
+
+        AsyncAppenderSettings? settings = _settings;
+        if (settings != null)
+        {
+            ResolveCapture(settings, new[] { appender });
+        }
+    }
+
+    /// <summary>The attached child of that name, or null.</summary>
+    /// <param name="name">The child's name.</param>
+    /// <returns>The child, or null.</returns>
+    public IAppender? GetAppender(string? name)
+    {
+        if (name == null)
+        {
+            return null;
+        }
+
+        foreach (IAppender child in _children)
+        {
+            if (child.Name == name)
+            {
+                return child;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>Detaches and closes every child, as log4net's own forwarding appender does.</summary>
+    public void RemoveAllAppenders()
+    {
+        IAppender[] removed;
+        lock (_childrenLock)
+        {
+            removed = _children;
+            _children = Array.Empty<IAppender>();
+        }
+
+        foreach (IAppender child in removed)
+        {
+            try
+            {
+                child.Close();
+            }
+            catch (Exception e)
+            {
+                ReportError($"Appender [{Name}]: closing child appender [{child.Name}] failed.", e);
+            }
+        }
+    }
+
+    /// <summary>Detaches a child without closing it.</summary>
+    /// <param name="appender">The child.</param>
+    /// <returns>The child if it was attached, otherwise null.</returns>
+    public IAppender? RemoveAppender(IAppender? appender)
+    {
+        if (appender == null)
+        {
+            return null;
+        }
+
+        lock (_childrenLock)
+        {
+            int index = Array.IndexOf(_children, appender);
+            if (index < 0)
+            {
+                return null;
+            }
+
+            var children = new IAppender[_children.Length - 1];
+            Array.Copy(_children, 0, children, 0, index);
+            Array.Copy(_children, index + 1, children, index, children.Length - index);
+            _children = children;
+            return appender;
+        }
+    }
+
+    /// <summary>Detaches the child of that name without closing it.</summary>
+    /// <param name="name">The child's name.</param>
+    /// <returns>The child if it was attached, otherwise null.</returns>
+    public IAppender? RemoveAppender(string? name) => RemoveAppender(GetAppender(name));
+
+    /// <summary>The appender's type and name.</summary>
+    /// <returns>A description for diagnostics.</returns>
+    public override string ToString() => $"{GetType().Name} [{Name}]";
+
+    void IAsyncAppenderHost.ReportError(string message, Exception? exception) => ReportError(message, exception);
+
+    private void ReportError(string message, Exception? exception)
+    {
+        try
+        {
+            _errorHandler.Error(message, exception, ErrorCode.GenericFailure);
+        }
+        catch
+        {
+            // The error handler itself failed: nowhere left to report, and no log call may throw.
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ReportProducerError(Exception e) => ReportError($"Appender [{Name}] failed to queue an event.", e);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool IsDiscardable(Level? level) => level == null || level.Value <= _discardThresholdValue;
+
+    private void Activate()
+    {
+        lock (_lifecycle)
+        {
+            if (_closed)
+            {
+                LogLog.Warn(GetType(), $"Appender [{Name}] was activated after it was closed; it stays closed.");
+                return;
+            }
+
+            if (_settings != null)
+            {
+                ResolveCapture(_settings, _children); // activated again: only the children may have changed
+                return;
+            }
+
+            Action<string> reportError = message => LogLog.Error(GetType(), $"Appender [{Name}]: {message}");
+            IQueueFactory queueFactory = CreateQueueFactory(reportError);
+            AsyncAppenderSettings settings = AsyncAppenderSettings.Read(
+                BufferSize, Overflow, DiscardThreshold, Fix, ShutdownTimeout, queueFactory.SupportsGrow, BufferSizeMustBePowerOfTwo, reportError);
+            if (_children.Length == 0)
+            {
+                LogLog.Error(GetType(), $"Appender [{Name}] has no appender to forward to: add at least one <appender-ref ref=\"...\"/>. Events it receives are dropped until one is attached.");
+            }
+
+            _discardThresholdValue = settings.DiscardThreshold.Value;
+            _settings = settings;
+            ResolveCapture(settings, _children);
+
+            AsyncDispatcher<CapturedEvent> dispatcher = CreateDispatcher(queueFactory, settings);
+            QueueEarlyEvents(dispatcher, settings.BufferSize);
+            _dispatcher = dispatcher; // producers that see it enqueue behind the early events, which are already queued
+            dispatcher.Start();
+        }
+    }
+
+    /// <summary>The one place the dispatcher is created.</summary>
+    private AsyncDispatcher<CapturedEvent> CreateDispatcher(IQueueFactory queueFactory, AsyncAppenderSettings settings) =>
+        new AsyncDispatcher<CapturedEvent>(
+            string.IsNullOrEmpty(Name) ? GetType().Name : Name,
+            queueFactory,
+            settings.BufferSize,
+            new ChildrenSink(this),
+            settings.Overflow,
+            MaxBatchSize);
+
+    /// <summary>Under <c>_lifecycle</c>, before the worker starts: the early events fit in the empty buffer, so this
+    /// never waits (and so never waits for a worker whose child logs back into this appender).</summary>
+    private void QueueEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher, int capacity)
+    {
+        List<CapturedEvent>? early = _early;
+        _early = null;
+        if (early == null || early.Count == 0)
+        {
+            return;
+        }
+
+        int kept = Math.Min(early.Count, capacity);
+        for (int i = 0; i < kept; i++)
+        {
+            dispatcher.Enqueue(early[i], discardable: false);
+        }
+
+        if (kept < early.Count)
+        {
+            _earlyDropped += early.Count - kept;
+            LogLog.Warn(GetType(), $"Appender [{Name}]: {early.Count - kept} event(s) appended before activation did not fit in the buffer and were discarded.");
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AppendBeforeActivation(LoggingEvent loggingEvent)
+    {
+        CapturedEvent captured = CapturedEvent.Capture(loggingEvent, EarlyFlags);
+        AsyncDispatcher<CapturedEvent>? dispatcher;
+        lock (_lifecycle)
+        {
+            dispatcher = _dispatcher;
+            if (dispatcher == null)
+            {
+                if (_early == null)
+                {
+                    return; // closed before activation
+                }
+
+                if (_early.Count < EarlyLimit)
+                {
+                    _early.Add(captured);
+                }
+                else
+                {
+                    _earlyDropped++;
+                }
+
+                return;
+            }
+        }
+
+        // Activated meanwhile: the early events are queued already, so this one goes behind them.
+        dispatcher.Enqueue(captured, IsDiscardable(loggingEvent.Level));
+    }
+
+    /// <summary>Resolves <c>fix=Auto</c> from the children, or warns about what an explicit <c>fix</c> misses.</summary>
+    private void ResolveCapture(AsyncAppenderSettings settings, IAppender[] examined)
+    {
+        lock (_childrenLock)
+        {
+            if (settings.Fix == null)
+            {
+                FixFlags flags = FixResolver.Always;
+                foreach (IAppender child in _children)
+                {
+                    flags |= FixResolver.Required(child);
+                }
+
+                _capture = flags;
+                return;
+            }
+
+            _capture = settings.Fix.Value;
+        }
+
+        foreach (IAppender child in examined)
+        {
+            FixFlags missing = FixResolver.Required(child) & ~settings.Fix.Value;
+            if (missing != FixFlags.None)
+            {
+                LogLog.Warn(GetType(), $"Appender [{Name}]: fix={settings.Fix.Value} does not capture {missing}, which appender [{child.Name}] uses; " +
+                    "those fields reach it empty. Add them to fix, or use fix=Auto.");
+            }
+        }
+    }
+
+    private void CloseChildren()
+    {
+        foreach (IAppender child in _children)
+        {
+            try
+            {
+                child.Close();
+            }
+            catch (Exception e)
+            {
+                ReportError($"Appender [{Name}]: closing child appender [{child.Name}] failed.", e);
+            }
+        }
+    }
+
+    /// <summary>The threshold and the filter chain as one immutable snapshot, so a producer reads one field.</summary>
+    private sealed class FilterAndThreshold
+    {
+        public static readonly FilterAndThreshold Empty = new FilterAndThreshold(null, null, null);
+
+        public FilterAndThreshold(Level? threshold, IFilter? head, IFilter? tail)
+        {
+            Threshold = threshold;
+            Head = head;
+            Tail = tail;
+        }
+
+        public Level? Threshold { get; }
+
+        public IFilter? Head { get; }
+
+        public IFilter? Tail { get; }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public bool Admits(LoggingEvent loggingEvent)
+        {
+            Level? threshold = Threshold;
+            if (threshold != null && (loggingEvent.Level == null || loggingEvent.Level.Value < threshold.Value))
+            {
+                return false;
+            }
+
+            return Head == null || FilterChainAdmits(loggingEvent);
+        }
+
+        private bool FilterChainAdmits(LoggingEvent loggingEvent)
+        {
+            for (IFilter? filter = Head; filter != null; filter = filter.Next)
+            {
+                switch (filter.Decide(loggingEvent))
+                {
+                    case FilterDecision.Deny:
+                        return false;
+                    case FilterDecision.Accept:
+                        return true;
+                }
+            }
+
+            return true;
+        }
+    }
+}

@@ -1,0 +1,209 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using log4net.Appender;
+using log4net.Core;
+using log4net.Repository;
+using log4net.Util;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Core;
+
+namespace LowLatencyLog.Async;
+
+/// <summary>
+/// The worker's side of an async appender: rebuilds each captured event and hands every batch to the child appenders,
+/// each child in its own <c>try</c>, flushes them at the end of a batch, and closes them.
+/// </summary>
+/// <remarks>
+/// Every call but <see cref="ReportError"/> runs on the worker thread, so the fields here need no synchronization.
+/// Nothing here logs through log4net (log4net holds logger locks while it closes appenders); diagnostics go to
+/// <see cref="LogLog"/> and the appender's error handler.
+/// </remarks>
+internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
+{
+    private readonly IAsyncAppenderHost _host;
+    private readonly List<FileAppenderFlusher> _fileChildren = new List<FileAppenderFlusher>();
+    private ILoggerRepository? _lastRepository;
+
+    public ChildrenSink(IAsyncAppenderHost host) => _host = host;
+
+    public void Deliver(CapturedEvent[] items, int count)
+    {
+        IAppender[] children = _host.Children;
+        _lastRepository = items[count - 1].Source.Repository;
+        if (children.Length == 0)
+        {
+            return; // ActivateOptions reported the missing appender-ref
+        }
+
+        var events = new LoggingEvent[count];
+        for (int i = 0; i < count; i++)
+        {
+            events[i] = items[i].Rebuild();
+        }
+
+        DeliverToChildren(children, events);
+    }
+
+    public bool Flush(int timeoutMilliseconds)
+    {
+        bool flushed = true;
+        foreach (IAppender child in _host.Children)
+        {
+            try
+            {
+                if (child is FileAppender file)
+                {
+                    // Never FileAppender.Flush(int): with immediateFlush=false it fails and drops the writer's buffer.
+                    FlusherFor(file)?.Flush();
+                }
+                else if (child is IFlushable flushable && !flushable.Flush(timeoutMilliseconds))
+                {
+                    flushed = false;
+                }
+            }
+            catch (Exception e)
+            {
+                flushed = false;
+                ReportChildError(child, "flushing", e);
+            }
+        }
+
+        // A file child removed since its last batch still gets its held events.
+        foreach (FileAppenderFlusher flusher in _fileChildren)
+        {
+            if (flusher.HasHeld)
+            {
+                TryFlush(flusher);
+            }
+        }
+
+        return flushed;
+    }
+
+    public void ReportDiscarded(long discardedSinceLastReport, long totalDiscarded)
+    {
+        string message = $"{discardedSinceLastReport} event(s) were discarded because the buffer of appender [{_host.Name}] was full " +
+            $"({totalDiscarded} in total since it started).";
+        LogLog.Warn(_host.DeclaringType, message);
+
+        IAppender[] children = _host.Children;
+        if (children.Length == 0)
+        {
+            return;
+        }
+
+        var data = new LoggingEventData
+        {
+            LoggerName = _host.DeclaringType.FullName,
+            Level = Level.Warn,
+            TimeStampUtc = DateTime.UtcNow,
+            Message = message,
+            ThreadName = Thread.CurrentThread.Name,
+            Domain = SystemInfo.ApplicationFriendlyName,
+            Properties = new PropertiesDictionary(),
+        };
+        DeliverToChildren(children, new[] { CapturedEvent.Fixed(new LoggingEvent(null, _lastRepository, data, FixFlags.All)) });
+    }
+
+    public void Close()
+    {
+        foreach (FileAppenderFlusher flusher in _fileChildren)
+        {
+            TryFlush(flusher);
+        }
+
+        foreach (IAppender child in _host.Children)
+        {
+            try
+            {
+                child.Close();
+            }
+            catch (Exception e)
+            {
+                ReportChildError(child, "closing", e);
+            }
+        }
+    }
+
+    public void ReportError(string message, Exception? exception) => _host.ReportError($"Appender [{_host.Name}]: {message}", exception);
+
+    private void DeliverToChildren(IAppender[] children, LoggingEvent[] events)
+    {
+        for (int c = 0; c < children.Length; c++)
+        {
+            IAppender child = children[c];
+            // A bulk child may keep the array; every child gets its own.
+            LoggingEvent[] batch = c == 0 ? events : (LoggingEvent[])events.Clone();
+            try
+            {
+                if (child is FileAppender file && !file.ImmediateFlush)
+                {
+                    FlusherFor(file, create: true)!.Append(batch);
+                }
+                else if (child is IBulkAppender bulk)
+                {
+                    bulk.DoAppend(batch);
+                }
+                else
+                {
+                    AppendOneByOne(child, batch);
+                }
+            }
+            catch (Exception e)
+            {
+                ReportChildError(child, "appending", e);
+            }
+        }
+    }
+
+    private void AppendOneByOne(IAppender child, LoggingEvent[] batch)
+    {
+        foreach (LoggingEvent loggingEvent in batch)
+        {
+            try
+            {
+                child.DoAppend(loggingEvent);
+            }
+            catch (Exception e)
+            {
+                ReportChildError(child, "appending", e);
+            }
+        }
+    }
+
+    private FileAppenderFlusher? FlusherFor(FileAppender file, bool create = false)
+    {
+        foreach (FileAppenderFlusher flusher in _fileChildren)
+        {
+            if (ReferenceEquals(flusher.Appender, file))
+            {
+                return flusher;
+            }
+        }
+
+        if (!create)
+        {
+            return null;
+        }
+
+        var added = new FileAppenderFlusher(file);
+        _fileChildren.Add(added);
+        return added;
+    }
+
+    private void TryFlush(FileAppenderFlusher flusher)
+    {
+        try
+        {
+            flusher.Flush();
+        }
+        catch (Exception e)
+        {
+            ReportChildError(flusher.Appender, "flushing", e);
+        }
+    }
+
+    private void ReportChildError(IAppender child, string action, Exception exception) =>
+        _host.ReportError($"Appender [{_host.Name}]: child appender [{child.Name}] failed while {action}; delivery goes on.", exception);
+}

@@ -1,0 +1,91 @@
+using System;
+using System.Runtime.CompilerServices;
+using log4net.Core;
+using log4net.Util;
+
+namespace LowLatencyLog.Capture;
+
+/// <summary>
+/// What a producer puts in a queue slot: the fields <c>fix</c> selects, read on the producer thread, plus the source
+/// event for the fields log4net never changes after construction (level, logger name, timestamp, repository).
+/// </summary>
+/// <remarks>
+/// <para>The shared event is only read through its getters here. They cache the producer's values into the event,
+/// which is what a synchronous sibling appender would read anyway; <c>Fix</c> and <c>GetLoggingEventData</c> are never
+/// used because both freeze the event for every later appender on the logger.</para>
+/// <para>The worker must not call any lazy getter of <see cref="Source"/>: it would compute on the wrong thread and
+/// write into a struct the producer's siblings read concurrently. <see cref="Rebuild"/> reads only fields that are set
+/// in the constructor.</para>
+/// </remarks>
+internal readonly struct CapturedEvent
+{
+    /// <summary>The fields kept directly in the slot; anything else goes into a <see cref="CapturedContext"/>.</summary>
+    public const FixFlags SlotFlags = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
+
+    public readonly LoggingEvent Source;
+    public readonly string? Message;
+    public readonly string? ThreadName;
+    public readonly string? ExceptionString;
+    public readonly CapturedContext? Context;
+
+    private CapturedEvent(LoggingEvent source, string? message, string? threadName, string? exceptionString, CapturedContext? context)
+    {
+        Source = source;
+        Message = message;
+        ThreadName = threadName;
+        ExceptionString = exceptionString;
+        Context = context;
+    }
+
+    /// <summary>Producer thread. Reads what <paramref name="flags"/> selects; allocates nothing for the slot flags
+    /// with a string message on a named thread.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static CapturedEvent Capture(LoggingEvent source, FixFlags flags)
+    {
+        return new CapturedEvent(
+            source,
+            (flags & FixFlags.Message) != 0 ? source.RenderedMessage : null,
+            (flags & FixFlags.ThreadName) != 0 ? source.ThreadName : null,
+            (flags & FixFlags.Exception) != 0 ? source.GetExceptionString() : null,
+            (flags & CapturedContext.Flags) != 0 ? CapturedContext.Capture(source, flags) : null);
+    }
+
+    /// <summary>
+    /// Worker thread. A new event holding exactly the captured fields; fields that were not captured read empty,
+    /// never the worker's own thread name, context or location.
+    /// </summary>
+    public LoggingEvent Rebuild()
+    {
+        LoggingEvent source = Source;
+        CapturedContext? context = Context;
+        var data = new LoggingEventData
+        {
+            // Set once in the source's constructor; reading them here computes nothing.
+            LoggerName = source.LoggerName,
+            Level = source.Level,
+            TimeStampUtc = source.TimeStampUtc,
+            Message = Message,
+            ThreadName = ThreadName,
+            ExceptionString = ExceptionString,
+            // The friendly name of the AppDomain, the same on every thread of the process.
+            Domain = SystemInfo.ApplicationFriendlyName,
+            LocationInfo = context?.Location,
+            UserName = context?.UserName,
+            Identity = context?.Identity,
+            // Never null: with null properties log4net would build them from the worker's thread context.
+            Properties = context?.Properties ?? new PropertiesDictionary(),
+        };
+        return Fixed(new LoggingEvent(null, source.Repository, data, FixFlags.All));
+    }
+
+    /// <summary>
+    /// Locks an event built from <see cref="LoggingEventData"/>: its constructor leaves the cache updatable, so a null
+    /// field would otherwise be computed lazily on the thread that reads it. Every flag is already marked fixed, so
+    /// this recomputes nothing.
+    /// </summary>
+    public static LoggingEvent Fixed(LoggingEvent rebuilt)
+    {
+        rebuilt.Fix = FixFlags.All;
+        return rebuilt;
+    }
+}

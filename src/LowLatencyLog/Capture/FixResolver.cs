@@ -1,0 +1,140 @@
+using System.Collections.Generic;
+using log4net.Appender;
+using log4net.Core;
+using log4net.Layout;
+using log4net.Util;
+
+namespace LowLatencyLog.Capture;
+
+/// <summary>
+/// Works out which volatile fields a child appender's layout reads (<c>fix=Auto</c>), and normalizes explicit flags.
+/// </summary>
+/// <remarks>
+/// log4net exposes no list of the fields a layout needs. For a <see cref="PatternLayout"/> the pattern is parsed again
+/// with the protected <c>CreatePatternParser</c> and the converter chain is matched by type name (the built-in
+/// converters are internal types). Converters registered on one layout instance (<c>&lt;converter&gt;</c>) are not
+/// visible to that parse, so a layout of a type derived from <see cref="PatternLayout"/> also gets
+/// <see cref="FixFlags.Partial"/>; a layout type this class does not know gets <see cref="FixFlags.Partial"/>.
+/// </remarks>
+internal static class FixResolver
+{
+    /// <summary>What <c>fix=Auto</c> always captures: cheap, and read by almost every layout.</summary>
+    public const FixFlags Always = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
+
+    /// <summary>Everything the capture can take. <see cref="FixFlags.Domain"/> is always filled in by the worker.</summary>
+    public const FixFlags Capturable = CapturedEvent.SlotFlags | CapturedContext.Flags;
+
+    private static readonly Dictionary<string, FixFlags> ConverterNeeds = new Dictionary<string, FixFlags>
+    {
+        ["MessagePatternConverter"] = FixFlags.Message,
+        ["ThreadPatternConverter"] = FixFlags.ThreadName,
+        ["ExceptionPatternConverter"] = FixFlags.Exception,
+        ["PropertyPatternConverter"] = FixFlags.Properties,
+        ["NdcPatternConverter"] = FixFlags.Properties,
+        ["FullLocationPatternConverter"] = FixFlags.LocationInfo,
+        ["LineLocationPatternConverter"] = FixFlags.LocationInfo,
+        ["MethodLocationPatternConverter"] = FixFlags.LocationInfo,
+        ["FileLocationPatternConverter"] = FixFlags.LocationInfo,
+        ["TypeNamePatternConverter"] = FixFlags.LocationInfo,
+        ["StackTracePatternConverter"] = FixFlags.LocationInfo,
+        ["StackTraceDetailPatternConverter"] = FixFlags.LocationInfo,
+        ["UserNamePatternConverter"] = FixFlags.UserName,
+        ["IdentityPatternConverter"] = FixFlags.Identity,
+        // Fields set at construction, or the same on every thread: nothing to capture.
+        ["AppDomainPatternConverter"] = FixFlags.None,
+        ["LiteralPatternConverter"] = FixFlags.None,
+        ["NewLinePatternConverter"] = FixFlags.None,
+        ["DatePatternConverter"] = FixFlags.None,
+        ["UtcDatePatternConverter"] = FixFlags.None,
+        ["LevelPatternConverter"] = FixFlags.None,
+        ["LoggerPatternConverter"] = FixFlags.None,
+        ["RelativeTimePatternConverter"] = FixFlags.None,
+    };
+
+    /// <summary>Maps log4net's vestigial <c>Mdc</c>/<c>Ndc</c> flags to <see cref="FixFlags.Properties"/>, where log4net
+    /// keeps MDC and NDC, and drops what cannot be captured.</summary>
+    public static FixFlags Normalize(FixFlags flags)
+    {
+        if ((flags & (FixFlags.Mdc | FixFlags.Ndc)) != 0)
+        {
+            flags |= FixFlags.Properties;
+        }
+
+        return flags & Capturable;
+    }
+
+    /// <summary>The fields <paramref name="appender"/> (and any appender nested under it) reads from an event.</summary>
+    public static FixFlags Required(IAppender appender) => Required(appender, new HashSet<IAppender>());
+
+    private static FixFlags Required(IAppender appender, HashSet<IAppender> visited)
+    {
+        if (!visited.Add(appender))
+        {
+            return FixFlags.None;
+        }
+
+        FixFlags needs = FixFlags.None;
+        ILayout? layout = (appender as AppenderSkeleton)?.Layout;
+        if (layout != null)
+        {
+            needs |= ForLayout(layout);
+        }
+
+        if (appender is IAppenderAttachable parent)
+        {
+            foreach (IAppender child in parent.Appenders)
+            {
+                needs |= Required(child, visited);
+            }
+        }
+        else if (layout == null && !(appender is LowLatencyLog.Appender.NullAppender))
+        {
+            // No layout to inspect: the appender may read anything from the event (MemoryAppender, custom code).
+            needs |= FixFlags.Partial;
+        }
+
+        return Normalize(needs);
+    }
+
+    /// <summary>The fields a layout reads.</summary>
+    public static FixFlags ForLayout(ILayout layout)
+    {
+        switch (layout)
+        {
+            case PatternLayout pattern:
+                FixFlags needs = ForPattern(pattern.ConversionPattern);
+                bool plain = pattern.GetType() == typeof(PatternLayout) || pattern.GetType() == typeof(DynamicPatternLayout);
+                return plain ? needs : needs | FixFlags.Partial;
+            case SimpleLayout _:
+            case ExceptionLayout _:
+                return FixFlags.Message | FixFlags.Exception;
+            case XmlLayoutBase xml:
+                return FixFlags.Partial | FixFlags.UserName | FixFlags.Identity | (xml.LocationInfo ? FixFlags.LocationInfo : FixFlags.None);
+            default:
+                return FixFlags.Partial;
+        }
+    }
+
+    /// <summary>The fields a conversion pattern reads; an unknown converter counts as <see cref="FixFlags.Partial"/>.</summary>
+    public static FixFlags ForPattern(string? conversionPattern)
+    {
+        if (string.IsNullOrEmpty(conversionPattern))
+        {
+            return FixFlags.None;
+        }
+
+        FixFlags needs = FixFlags.None;
+        for (PatternConverter? converter = PatternInspector.Parse(conversionPattern!); converter != null; converter = converter.Next)
+        {
+            needs |= ConverterNeeds.TryGetValue(converter.GetType().Name, out FixFlags flags) ? flags : FixFlags.Partial;
+        }
+
+        return needs;
+    }
+
+    /// <summary>Reaches the protected parser of <see cref="PatternLayout"/>, which knows the global converters.</summary>
+    private sealed class PatternInspector : PatternLayout
+    {
+        public static PatternConverter? Parse(string pattern) => new PatternInspector().CreatePatternParser(pattern).Parse();
+    }
+}

@@ -1,0 +1,331 @@
+using System;
+using System.Diagnostics;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using log4net;
+using log4net.Core;
+using LowLatencyLog.Appender;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.Appender;
+
+/// <summary>
+/// SPEC "Async appenders: shared behaviour" 1–6 and 10, for every async appender, configured from XML through log4net.
+/// Tests wait on signals with bounded timeouts; timings only bound how long something may take.
+/// </summary>
+[TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
+public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
+{
+    public AsyncAppenderContractTests(AsyncAppenderKind kind)
+        : base(kind)
+    {
+    }
+
+    // Behaviour 1.
+    [Test]
+    public void Block_EightProducers_EveryEventReachesEveryChildOnceInProducerOrder()
+    {
+        const int producers = 8, perProducer = 100_000;
+        var harness = Configure(
+            @"<bufferSize value=""1024"" />",
+            @"<appender name=""bulk"" type=""LowLatencyLog.Tests.Support.SequenceCheckingAppender, LowLatencyLog.Tests"" />
+              <appender name=""plain"" type=""LowLatencyLog.Tests.Support.PlainSequenceCheckingAppender, LowLatencyLog.Tests"" />",
+            @"<appender-ref ref=""bulk"" /><appender-ref ref=""plain"" />");
+        ILog log = harness.Logger();
+        AsyncForwardingAppender async = Async(harness);
+        var bulk = harness.Appender<SequenceCheckingAppender>("bulk").Checker;
+        var plain = harness.Appender<PlainSequenceCheckingAppender>("plain").Checker;
+
+        RunProducers(producers, p =>
+        {
+            for (int i = 0; i < perProducer; i++)
+            {
+                log.Info(p + ":" + i);
+            }
+        });
+        harness.Shutdown();
+
+        foreach (SequenceChecker checker in new[] { bulk, plain })
+        {
+            Assert.That(checker.Problems, Is.Empty);
+            Assert.That(checker.Count, Is.EqualTo(producers * perProducer));
+            Assert.That(Enumerable.Range(0, producers).Select(checker.NextOf), Is.All.EqualTo(perProducer));
+        }
+
+        Assert.That(async.DiscardedCount, Is.Zero);
+        Assert.That(async.DeliveredCount, Is.EqualTo(producers * perProducer));
+        Assert.That(harness.InternalErrors, Is.Empty);
+    }
+
+    // Behaviour 2.
+    [Test]
+    public void Batches_ChildrenGetNonEmptyArraysAndAreFlushedWhenTheQueueRunsEmpty()
+    {
+        var harness = Configure();
+        RecordingAppender child = Child(harness);
+        for (int i = 0; i < 100; i++)
+        {
+            harness.Logger().Info("e" + i);
+        }
+
+        Assert.That(child.WaitForCount(100), Is.True);
+        Assert.That(Eventually(() => child.Flushes > 0), Is.True, "end-of-batch flush");
+        Assert.That(child.BulkCalls, Is.GreaterThan(0));
+        Assert.That(child.BulkCalls, Is.LessThanOrEqualTo(100));
+        Assert.That(child.EmptyBulkCalls, Is.Zero);
+        Assert.That(child.Lines, Is.EqualTo(Enumerable.Range(0, 100).Select(i => "e" + i)));
+    }
+
+    // Behaviour 2, with log4net's own file appenders, whose Flush(int) fails with immediateFlush=false.
+    [TestCase("log4net.Appender.FileAppender")]
+    [TestCase("log4net.Appender.RollingFileAppender")]
+    public void Batches_FileAppenderChildWithImmediateFlushOff_FileIsCompleteWhenQueueRunsEmpty(string fileAppenderType)
+    {
+        var harness = Configure(appenders: $@"
+            <appender name=""child"" type=""{fileAppenderType}"">
+              <file value=""{{dir}}app.log"" />
+              <immediateFlush value=""false"" />
+              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%newline"" /></layout>
+            </appender>");
+        string path = harness.PathOf("app.log");
+        ILog log = harness.Logger();
+
+        for (int i = 0; i < 5000; i++)
+        {
+            log.Info("line " + i);
+        }
+
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+        Assert.That(ReadShared(path), Has.Length.EqualTo(5000));
+
+        // No Flush call: the worker's end-of-batch flush alone gets a quiet application's events on disk.
+        log.Info("quiet 1");
+        log.Info("quiet 2");
+        Assert.That(Eventually(() => ReadShared(path).Length == 5002), Is.True, "the last events reached the file without a Flush call");
+        Assert.That(ReadShared(path).Last(), Is.EqualTo("quiet 2"));
+
+        harness.Shutdown();
+        Assert.That(ReadShared(path), Is.EqualTo(Enumerable.Range(0, 5000).Select(i => "line " + i).Concat(new[] { "quiet 1", "quiet 2" })));
+        Assert.That(harness.InternalErrors, Is.Empty, "no FlushFailure from the child");
+    }
+
+    // Behaviour 3.
+    [Test]
+    public void Shutdown_FullQueueAndSlowChild_EverythingIsDelivered()
+    {
+        var harness = Configure(@"<bufferSize value=""16"" />");
+        RecordingAppender child = Child(harness);
+        AsyncForwardingAppender async = Async(harness);
+        child.OnEvent = _ => Thread.Sleep(1); // models a slow disk, not synchronization
+        for (int i = 0; i < 200; i++)
+        {
+            harness.Logger().Info("e" + i); // blocks while the 16 slots are full
+        }
+
+        harness.Shutdown();
+
+        Assert.That(child.Lines, Is.EqualTo(Enumerable.Range(0, 200).Select(i => "e" + i)));
+        Assert.That(async.UndeliveredCount, Is.Zero);
+        Assert.That(async.DeliveredCount, Is.EqualTo(200));
+        Assert.That(harness.InternalErrors, Is.Empty);
+    }
+
+    // Behaviour 3.
+    [Test]
+    public void Close_HangingChild_ReturnsWithinShutdownTimeoutAndReportsTheLeftover()
+    {
+        var harness = Configure(@"<shutdownTimeout value=""300"" />");
+        RecordingAppender child = Child(harness);
+        AsyncForwardingAppender async = Async(harness);
+        child.Hold();
+        harness.Logger().Info("held");
+        Assert.That(child.Entered.Wait(Wait), Is.True);
+        for (int i = 0; i < 4; i++)
+        {
+            harness.Logger().Info("e" + i); // queued behind the batch the child holds
+        }
+
+        var clock = Stopwatch.StartNew();
+        harness.Shutdown();
+        clock.Stop();
+        async.Close(); // idempotent
+
+        Assert.That(clock.Elapsed, Is.LessThan(TimeSpan.FromSeconds(5)), "Close gave up after shutdownTimeout");
+        Assert.That(clock.Elapsed, Is.GreaterThanOrEqualTo(TimeSpan.FromMilliseconds(250)));
+        Assert.That(harness.InternalErrors.Any(e => e.Contains("Close timed out") && e.Contains("[async]") && e.Contains("4 queued")), Is.True, string.Join("\n", harness.InternalErrors));
+
+        child.Open();
+        Assert.That(Eventually(() => async.UndeliveredCount == 4), Is.True, $"undelivered: {async.UndeliveredCount}");
+    }
+
+    // Behaviour 4.
+    [Test]
+    public void Flush_ChildGated_FalseThenTrueOnceReleased()
+    {
+        var harness = Configure();
+        RecordingAppender child = Child(harness);
+        AsyncForwardingAppender async = Async(harness);
+        child.Hold();
+        for (int i = 0; i < 10; i++)
+        {
+            harness.Logger().Info("e" + i);
+        }
+
+        Assert.That(async.Flush(100), Is.False);
+        child.Open();
+        Assert.That(async.Flush(10_000), Is.True);
+        Assert.That(child.Count, Is.EqualTo(10));
+        Assert.That(child.Flushes, Is.GreaterThan(0));
+    }
+
+    // Behaviour 5.
+    [Test]
+    public void Discard_AccountingIsExact_SummaryWarnReachesChildren_WarningsAndErrorsAreNeverDropped()
+    {
+        const int total = 3000;
+        var harness = Configure(@"<bufferSize value=""16"" /><overflow value=""Discard"" /><discardThreshold value=""INFO"" />");
+        RecordingAppender child = Child(harness);
+        AsyncForwardingAppender async = Async(harness);
+        ILog log = harness.Logger();
+        child.Hold();
+
+        var producer = Task.Run(() =>
+        {
+            for (int i = 0; i < total; i++)
+            {
+                if (i % 50 == 0)
+                {
+                    log.Error("error " + i);
+                }
+                else if (i % 10 == 0)
+                {
+                    log.Warn("warn " + i); // waits for room instead of being dropped
+                }
+                else
+                {
+                    log.Info("info " + i);
+                }
+            }
+        });
+        Assert.That(Eventually(() => async.DiscardedCount > 0), Is.True);
+        child.Open();
+        Assert.That(producer.Wait(Wait), Is.True);
+        Assert.That(async.Flush(10_000), Is.True);
+
+        string[] lines = child.Lines;
+        string[] summaries = lines.Where(l => l.Contains("discarded")).ToArray();
+        long delivered = lines.Length - summaries.Length;
+        Assert.That(delivered + async.DiscardedCount, Is.EqualTo(total));
+        Assert.That(lines.Count(l => l.StartsWith("warn ") || l.StartsWith("error ")), Is.EqualTo(total / 10));
+        Assert.That(summaries, Is.Not.Empty);
+        Assert.That(child.Events.Where(e => e.RenderedMessage!.Contains("discarded")).Select(e => e.Level), Is.All.EqualTo(Level.Warn));
+        Assert.That(summaries.Sum(s => long.Parse(s.Split(' ')[0])), Is.EqualTo(async.DiscardedCount));
+        Assert.That(harness.InternalWarnings.Any(w => w.Contains("discarded") && w.Contains("[async]")), Is.True);
+    }
+
+    // Behaviour 6.
+    [Test]
+    public void ThrowingChild_OtherChildrenGetEverything_LaterEventsFlow_ErrorHandlerSawIt()
+    {
+        var harness = Configure(
+            appenders: @"<appender name=""bad"" type=""LowLatencyLog.Tests.Support.PlainAppender, LowLatencyLog.Tests"" />" + RecordingChild("good"),
+            refs: @"<appender-ref ref=""bad"" /><appender-ref ref=""good"" />");
+        var bad = harness.Appender<PlainAppender>("bad");
+        RecordingAppender good = Child(harness, "good");
+        AsyncForwardingAppender async = Async(harness);
+        var errors = new RecordingErrorHandler();
+        async.ErrorHandler = errors;
+        bad.ThrowWhen = e => e.RenderedMessage!.EndsWith("3");
+
+        for (int i = 0; i < 40; i++)
+        {
+            harness.Logger().Info("e" + i);
+        }
+
+        Assert.That(async.Flush(10_000), Is.True);
+        Assert.That(good.Lines, Is.EqualTo(Enumerable.Range(0, 40).Select(i => "e" + i)));
+        Assert.That(bad.Messages, Is.EqualTo(Enumerable.Range(0, 40).Where(i => i % 10 != 3).Select(i => "e" + i)));
+        Assert.That(errors.Errors, Has.Length.EqualTo(4));
+        Assert.That(errors.Errors, Is.All.Contains("[bad]").And.Contains("plain child failure"));
+
+        harness.Logger().Info("later");
+        Assert.That(good.WaitForCount(41), Is.True);
+    }
+
+    // Behaviour 10.
+    [Test]
+    public void Worker_IsOneBackgroundThreadNamedAfterTheAppender_WithoutTheCallersExecutionContext()
+    {
+        LogicalThreadContext.Properties["leak"] = "from the configuring thread";
+        try
+        {
+            var harness = Configure();
+            RecordingAppender child = Child(harness);
+            object? seenOnWorker = "not run";
+            child.OnEvent = _ => seenOnWorker = LogicalThreadContext.Properties["leak"];
+            harness.Logger().Info("one");
+            Assert.That(Async(harness).Flush(10_000), Is.True);
+
+            Assert.That(child.Threads, Is.EqualTo(new[] { "async" }));
+            Assert.That(child.IsWorkerBackground, Is.True);
+            Assert.That(seenOnWorker, Is.Null);
+        }
+        finally
+        {
+            LogicalThreadContext.Properties.Remove("leak");
+        }
+    }
+
+    // Behaviour 10: a child that logs back into log4net from the worker while LogManager.Shutdown holds the root
+    // logger's lock. The worker blocks in log4net, so Close gives up after shutdownTimeout instead of hanging.
+    [Test]
+    public void ChildLoggingBackFromTheWorkerDuringShutdown_ShutdownCompletesWithinBoundedTime()
+    {
+        // The signal appender is attached to the root before the async one, so log4net closes it first.
+        var harness = Track(new Log4netHarness(Xml(
+            @"<shutdownTimeout value=""500"" />",
+            RecordingChild() + @"<appender name=""signal"" type=""LowLatencyLog.Tests.Support.SignalOnCloseAppender, LowLatencyLog.Tests"" />")
+            .Replace(@"<appender-ref ref=""async"" />", @"<appender-ref ref=""signal"" /><appender-ref ref=""async"" />")));
+        RecordingAppender child = Child(harness);
+        ILog echo = harness.Logger("echo");
+        child.OnEvent = e =>
+        {
+            if (!e.RenderedMessage!.StartsWith("echo"))
+            {
+                echo.Info("echo " + e.RenderedMessage);
+            }
+        };
+        harness.Logger().Info("e0");
+        Assert.That(child.WaitForCount(2), Is.True, "the echo of an event logged from the worker is delivered too");
+
+        child.Hold();
+        harness.Logger().Info("during shutdown");
+        Assert.That(child.Entered.Wait(Wait), Is.True);
+        // Shutdown closes the signal appender first (under the root's write lock), which releases the child; the
+        // child's echo then waits for that lock while Close waits for the worker.
+        harness.Appender<SignalOnCloseAppender>("signal").OnClosing = child.Open;
+        var clock = Stopwatch.StartNew();
+        var shutdown = Task.Run(harness.Shutdown);
+
+        Assert.That(shutdown.Wait(TimeSpan.FromSeconds(15)), Is.True, "LogManager.Shutdown did not deadlock");
+        Assert.That(clock.Elapsed, Is.LessThan(TimeSpan.FromSeconds(10)));
+    }
+
+    // Behaviour 3: DoAppend never throws into the application, also after Close.
+    [Test]
+    public void AfterClose_LoggingNeitherThrowsNorDelivers()
+    {
+        var harness = Configure();
+        RecordingAppender child = Child(harness);
+        AsyncForwardingAppender async = Async(harness);
+        async.Close();
+        int before = child.Count;
+
+        Assert.DoesNotThrow(() => async.DoAppend(new LoggingEvent(GetType(), harness.Repository, "x", Level.Info, "after", null)));
+        Assert.DoesNotThrow(() => async.DoAppend(new[] { new LoggingEvent(GetType(), harness.Repository, "x", Level.Info, "after", null) }));
+        Assert.That(async.Flush(100), Is.False.Or.True); // must return, whatever it says
+        Assert.That(child.Count, Is.EqualTo(before));
+    }
+}

@@ -1,0 +1,159 @@
+using System;
+using System.Linq;
+using log4net;
+using log4net.Core;
+using LowLatencyLog.Appender;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.Appender;
+
+/// <summary>
+/// SPEC behaviours 11 and 12 and the threshold/filter settings: bad values get a clear internal error and the default,
+/// never a dropped appender; events appended before activation are kept; closing a never-activated appender is quiet.
+/// </summary>
+[TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
+public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
+{
+    public AsyncAppenderSettingsTests(AsyncAppenderKind kind)
+        : base(kind)
+    {
+    }
+
+    [TestCase("bufferSize", "abc", "whole number")]
+    [TestCase("bufferSize", "0", "whole number")]
+    [TestCase("bufferSize", "-5", "whole number")]
+    [TestCase("bufferSize", "", "whole number")]
+    [TestCase("overflow", "Sometimes", "Block, Discard, Grow")]
+    [TestCase("overflow", "", "Block, Discard, Grow")]
+    [TestCase("overflow", "1", "Block, Discard, Grow")]
+    [TestCase("discardThreshold", "LOUD", "Warn")]
+    [TestCase("discardThreshold", "", "Info")]
+    [TestCase("fix", "ThreadName, Nope", "Auto")]
+    [TestCase("fix", "", "Auto")]
+    [TestCase("shutdownTimeout", "soon", "whole number")]
+    [TestCase("shutdownTimeout", "-1", "whole number")]
+    public void BadValue_ClearInternalErrorAndTheAppenderStillLogsWithTheDefault(string setting, string value, string accepted)
+    {
+        var harness = Configure($@"<{setting} value=""{value}"" />");
+
+        string[] errors = harness.InternalErrors;
+        Assert.That(errors, Has.Length.EqualTo(1), string.Join("\n", errors));
+        Assert.That(errors[0], Does.Contain($"'{setting}'").And.Contain($"\"{value}\"").And.Contain("Accepted").And.Contain(accepted).And.Contain("default"));
+        Assert.That(errors[0], Does.Contain("[async]"));
+
+        AsyncForwardingAppender async = Async(harness);
+        harness.Logger().Info("still logging");
+        Assert.That(async.Flush(10_000), Is.True);
+        Assert.That(Child(harness).Lines, Is.EqualTo(new[] { "still logging" }));
+        if (setting == "bufferSize")
+        {
+            Assert.That(async.WorkerBufferSize, Is.EqualTo(65536));
+        }
+    }
+
+    [TestCase("Block")]
+    [TestCase("discard")]
+    [TestCase("Grow")]
+    public void ValidOverflow_NoError(string overflow)
+    {
+        var harness = Configure($@"<overflow value=""{overflow}"" /><bufferSize value=""8"" />");
+        for (int i = 0; i < 100; i++)
+        {
+            harness.Logger().Warn("e" + i);
+        }
+
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+        Assert.That(harness.InternalErrors, Is.Empty);
+        Assert.That(Child(harness).Count, Is.EqualTo(100));
+    }
+
+    [Test]
+    public void MissingAppenderRef_IsAnErrorAtActivation()
+    {
+        var harness = Configure(refs: "");
+
+        Assert.That(harness.InternalErrors.Where(e => e.Contains("[async]") && e.Contains("appender-ref")), Is.Not.Empty, string.Join("\n", harness.InternalErrors));
+        Assert.DoesNotThrow(() => harness.Logger().Info("nowhere to go"));
+    }
+
+    [Test]
+    public void ThresholdAndFilters_AreHonouredBeforeAnythingIsQueued()
+    {
+        var harness = Configure(@"<threshold value=""WARN"" />
+            <filter type=""log4net.Filter.StringMatchFilter""><stringToMatch value=""secret"" /><acceptOnMatch value=""false"" /></filter>");
+        ILog log = harness.Logger();
+        log.Info("info");
+        log.Warn("warn");
+        log.Error("secret error");
+        log.Error("error");
+
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+        Assert.That(Child(harness).Lines, Is.EqualTo(new[] { "warn", "error" }));
+        Assert.That(Async(harness).DeliveredCount, Is.EqualTo(2));
+    }
+
+    // Behaviour 12, as log4net 3.5 does it: on a reconfiguration, a child's activation logs before the async appender
+    // is activated (children are activated first).
+    [Test]
+    public void Reconfiguration_EventsAppendedBeforeActivationAreDelivered()
+    {
+        var harness = Configure();
+        harness.Configure(Xml(appenders: RecordingChild() +
+            @"<appender name=""activator"" type=""LowLatencyLog.Tests.Support.ActivationLoggingAppender, LowLatencyLog.Tests"">
+                <repositoryName value=""{repo}"" />
+              </appender>",
+            refs: @"<appender-ref ref=""activator"" /><appender-ref ref=""child"" />"));
+
+        Assert.That(harness.Appender<ActivationLoggingAppender>("activator").Logged, Is.True);
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+        Assert.That(Child(harness).Lines, Is.EqualTo(new[] { ActivationLoggingAppender.Message }));
+    }
+
+    [Test]
+    public void DoAppendBeforeActivateOptions_EventsKeptAndDeliveredFirstInOrder()
+    {
+        AsyncForwardingAppender async = Kind.Create();
+        async.Name = "early";
+        var child = new RecordingAppender { Name = "child" };
+        child.ActivateOptions();
+        for (int i = 0; i < 10; i++)
+        {
+            async.DoAppend(new LoggingEvent(GetType(), null, "early", Level.Info, "before " + i, null));
+        }
+
+        async.AddAppender(child);
+        async.ActivateOptions();
+        async.DoAppend(new LoggingEvent(GetType(), null, "early", Level.Info, "after", null));
+        async.Close();
+
+        Assert.That(child.Lines, Is.EqualTo(Enumerable.Range(0, 10).Select(i => "before " + i).Concat(new[] { "after" })));
+    }
+
+    [Test]
+    public void Close_NeverActivated_ReturnsAtOnceWithoutError()
+    {
+        AsyncForwardingAppender async = Kind.Create();
+        var child = new PlainAppender();
+        async.AddAppender(child);
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+
+        Assert.DoesNotThrow(async.Close);
+        Assert.DoesNotThrow(async.Close);
+        Assert.That(clock.Elapsed, Is.LessThan(TimeSpan.FromSeconds(1)));
+        Assert.That(child.Closed, Is.EqualTo(1));
+        Assert.DoesNotThrow(() => async.DoAppend(new LoggingEvent(GetType(), null, "x", Level.Info, "after close", null)));
+        Assert.DoesNotThrow(async.ActivateOptions);
+        Assert.That(child.Messages, Is.Empty);
+    }
+
+    [Test]
+    public void ActivationWithErrors_ThenClose_DoesNotThrow()
+    {
+        AsyncForwardingAppender async = Kind.Create();
+        async.BufferSize = "lots";
+        async.Overflow = "maybe";
+        Assert.DoesNotThrow(async.ActivateOptions); // no children, two bad settings
+        Assert.DoesNotThrow(async.Close);
+    }
+}

@@ -1,0 +1,106 @@
+using System.Linq;
+using log4net.Core;
+using log4net.Layout;
+using LowLatencyLog.Appender;
+using LowLatencyLog.Tests.Appender;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.Capture;
+
+/// <summary>SPEC behaviour 9: <c>fix=Auto</c> resolves the fields from the children's layouts; an explicit <c>fix</c>
+/// that misses what a child needs is warned about.</summary>
+public sealed class FixResolutionTests : AsyncAppenderFixture
+{
+    private const FixFlags Always = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
+
+    public FixResolutionTests()
+        : base(AsyncAppenderKind.All.First())
+    {
+    }
+
+    [TestCase("%date %level %logger - %message%newline", Always)]
+    [TestCase("%message %property{user}", Always | FixFlags.Properties)]
+    [TestCase("%message %X{user}", Always | FixFlags.Properties)]
+    [TestCase("%ndc %message", Always | FixFlags.Properties)]
+    [TestCase("%location %message", Always | FixFlags.LocationInfo)]
+    [TestCase("%line %method", Always | FixFlags.LocationInfo)]
+    [TestCase("%username", Always | FixFlags.UserName)]
+    [TestCase("%identity", Always | FixFlags.Identity)]
+    [TestCase("%appdomain %thread", Always)]
+    public void Auto_PatternLayout(string pattern, FixFlags expected)
+    {
+        var harness = Configure(appenders: RecordingChild("child", pattern));
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+        Assert.That(harness.InternalWarnings, Is.Empty);
+    }
+
+    [Test]
+    public void Auto_SearchesNestedForwardingAppendersAndUnionsChildren()
+    {
+        var harness = Configure(
+            appenders: @"<appender name=""forward"" type=""log4net.Appender.ForwardingAppender""><appender-ref ref=""inner"" /></appender>" +
+                RecordingChild("inner", "%ndc %message") + RecordingChild("other", "%location"),
+            refs: @"<appender-ref ref=""forward"" /><appender-ref ref=""other"" />");
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties | FixFlags.LocationInfo));
+    }
+
+    [Test]
+    public void Auto_XmlLayoutUnknownLayoutAndLayoutlessChild()
+    {
+        var xml = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}""><layout type=""log4net.Layout.XmlLayout""><locationInfo value=""true"" /></layout></appender>");
+        Assert.That(Async(xml).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties | FixFlags.UserName | FixFlags.Identity | FixFlags.LocationInfo));
+
+        var unknown = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}""><layout type=""LowLatencyLog.Tests.Capture.OpaqueLayout, LowLatencyLog.Tests"" /></appender>");
+        Assert.That(Async(unknown).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+
+        var layoutless = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}"" />");
+        Assert.That(Async(layoutless).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+
+        var nullChild = Configure(appenders: @"<appender name=""child"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />");
+        Assert.That(Async(nullChild).CaptureFlags, Is.EqualTo(Always));
+    }
+
+    [Test]
+    public void Explicit_MissingWhatAChildNeeds_OneWarningNamingAppenderChildAndFlags()
+    {
+        var harness = Configure(@"<fix value=""Message"" />", RecordingChild("child", "%thread %location %message"));
+
+        string[] warnings = harness.InternalWarnings;
+        Assert.That(warnings, Has.Length.EqualTo(1), string.Join("\n", warnings));
+        Assert.That(warnings[0], Does.Contain("[async]").And.Contain("[child]").And.Contain("ThreadName").And.Contain("LocationInfo"));
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(FixFlags.Message));
+    }
+
+    [Test]
+    public void Explicit_NdcAndMdcFlagsMeanProperties_AndCoverAChildThatNeedsThem()
+    {
+        var harness = Configure(@"<fix value=""Message, ThreadName, Exception, Ndc"" />", RecordingChild("child", "%ndc %message"));
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(harness.InternalWarnings, Is.Empty);
+    }
+
+    [Test]
+    public void Auto_ChildAddedAfterActivation_IsTakenIntoAccount()
+    {
+        var harness = Configure();
+        AsyncForwardingAppender async = Async(harness);
+        var late = new RecordingAppender { Name = "late", Layout = new PatternLayout("%property{x}") };
+        async.AddAppender(late);
+
+        Assert.That(async.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+    }
+}
+
+/// <summary>A layout type the resolver cannot know.</summary>
+public sealed class OpaqueLayout : LayoutSkeleton
+{
+    public override void ActivateOptions()
+    {
+    }
+
+    public override void Format(System.IO.TextWriter writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.RenderedMessage);
+}

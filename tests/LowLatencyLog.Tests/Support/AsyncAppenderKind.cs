@@ -1,0 +1,32 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using LowLatencyLog.Appender;
+
+namespace LowLatencyLog.Tests.Support;
+
+/// <summary>The async appenders the contract suites run against, as config files name them.</summary>
+public sealed class AsyncAppenderKind
+{
+    /// <summary>One line per appender type.</summary>
+    public static readonly string[] TypeNames =
+    {
+        nameof(BoundedQueueAsyncAppender),
+        nameof(HotSwapAsyncAppender),
+    };
+
+    private AsyncAppenderKind(string typeName) => TypeName = typeName;
+
+    public static IEnumerable<AsyncAppenderKind> All => TypeNames.Select(n => new AsyncAppenderKind(n));
+
+    public string TypeName { get; }
+
+    /// <summary>The <c>type</c> attribute of the appender element.</summary>
+    public string TypeAttribute => $"LowLatencyLog.Appender.{TypeName}, LowLatencyLog";
+
+    public Type Type => typeof(AsyncForwardingAppender).Assembly.GetType("LowLatencyLog.Appender." + TypeName, throwOnError: true)!;
+
+    public AsyncForwardingAppender Create() => (AsyncForwardingAppender)Activator.CreateInstance(Type)!;
+
+    public override string ToString() => TypeName;
+}
