@@ -17,7 +17,8 @@ namespace LowLatencyLog.Appender;
 /// (<c>&lt;appender-ref&gt;</c>), flushes them when the queue runs empty, and drains the queue on <see cref="Close"/>.
 /// </summary>
 /// <remarks>
-/// <para>Use one of the concrete appenders (<see cref="BoundedQueueAsyncAppender"/>, <see cref="HotSwapAsyncAppender"/>);
+/// <para>Use one of the concrete appenders (<see cref="BoundedQueueAsyncAppender"/>, <see cref="HotSwapAsyncAppender"/>,
+/// <see cref="DisruptorAsyncAppender"/>);
 /// they differ only in the queue between the callers and the worker.</para>
 /// <para>The appender implements log4net's interfaces directly rather than through <see cref="AppenderSkeleton"/>,
 /// whose per-event lock would serialize every calling thread: <see cref="Threshold"/> and the filters run on the
@@ -178,6 +179,9 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     /// <summary>Whether <c>bufferSize</c> must be a power of two for this appender's queue.</summary>
     private protected virtual bool BufferSizeMustBePowerOfTwo => false;
+
+    /// <summary>How the worker waits for events; read after <see cref="CreateQueueFactory"/>, which may set it.</summary>
+    private protected virtual WaitStrategyKind WorkerWaitStrategy => WaitStrategyKind.Blocking;
 
     /// <summary>Reads the settings, resolves <see cref="Fix"/>, and starts the worker. Events appended before this call
     /// are delivered first. Never throws: problems go to log4net's internal log.</summary>
@@ -498,7 +502,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             settings.BufferSize,
             new ChildrenSink(this),
             settings.Overflow,
-            MaxBatchSize);
+            MaxBatchSize,
+            WorkerWaitStrategy);
 
     /// <summary>Under <c>_lifecycle</c>, before the worker starts: the early events fit in the empty buffer, so this
     /// never waits (and so never waits for a worker whose child logs back into this appender).</summary>

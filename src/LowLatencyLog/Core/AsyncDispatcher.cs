@@ -80,7 +80,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         _queue = queueFactory.Create<T>(capacity, overflow == OverflowAction.Grow);
         if (_queue is IReportingQueue reporting)
         {
-            reporting.ReportError = message => SafeReportError(message, null); // a misused producerType=Single
+            reporting.ReportError += message => SafeReportError(message, null); // a misused producerType=Single
         }
 
         _wait = WaitStrategy.Create(waitStrategy, _queue.ClaimIsFullFence);

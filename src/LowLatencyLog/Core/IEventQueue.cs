@@ -69,6 +69,7 @@ internal interface IEventQueue<T>
 /// <summary>Optional, for a queue that detects a misuse on the producer side and must report it (through the sink).</summary>
 internal interface IReportingQueue
 {
-    /// <summary>Set once by the dispatcher before any producer runs; called from any thread, at most a few times.</summary>
+    /// <summary>Set before any producer runs (the factory may set one; the dispatcher adds the sink's); called from any
+    /// thread, at most a few times.</summary>
     System.Action<string>? ReportError { get; set; }
 }
