@@ -522,6 +522,9 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             dispatcher.Enqueue(early[i], discardable: false);
         }
 
+        // This thread is not the application's producer: a producerType=Single ring must not bind to it.
+        dispatcher.ReleaseProducerThread();
+
         if (kept < early.Count)
         {
             _earlyDropped += early.Count - kept;

@@ -121,6 +121,12 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
     /// <summary>Worker side: events claimed, a close, or a flush request waiting.</summary>
     public bool HasWork => _queue.HasPending || _queue.IsClosed || _flushes.Pending;
 
+    /// <summary>
+    /// A queue bound to its producer thread (producerType=Single) forgets the calling thread; see
+    /// <see cref="IProducerBoundQueue.ReleaseProducer"/> for when that is safe.
+    /// </summary>
+    public void ReleaseProducerThread() => (_queue as IProducerBoundQueue)?.ReleaseProducer();
+
     /// <summary>Starts the worker without flowing the caller's execution context (no AsyncLocal leaks into it).</summary>
     public void Start()
     {

@@ -1,4 +1,5 @@
 using System.Linq;
+using log4net.Core;
 using System.Reflection;
 using System.Threading;
 using LowLatencyLog.Appender;
@@ -84,6 +85,41 @@ public sealed class DisruptorAsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(harness.InternalErrors.Count(e => e.Contains("[async]") && e.Contains("producerType=Single")), Is.EqualTo(1),
             string.Join("\n", harness.InternalErrors));
         Assert.That(handler.Errors.Count(e => e.Contains("producerType=Single")), Is.EqualTo(1));
+    }
+
+    [Test]
+    public void SingleProducer_EventsFromBeforeActivation_DoNotBindTheRingToTheActivatingThread()
+    {
+        var async = new DisruptorAsyncAppender { Name = "early", ProducerType = "Single" };
+        var handler = new RecordingErrorHandler();
+        async.ErrorHandler = handler;
+        var child = new RecordingAppender { Name = "child" };
+        child.ActivateOptions();
+        async.AddAppender(child);
+        using var appendedEarly = new ManualResetEventSlim();
+        using var activated = new ManualResetEventSlim();
+
+        // The application's one logging thread logs before and after the appender is activated on another thread.
+        var application = new Thread(() =>
+        {
+            async.DoAppend(new LoggingEvent(GetType(), null, "app", Level.Info, "before activation", null));
+            appendedEarly.Set();
+            activated.Wait();
+            for (int i = 0; i < 3; i++)
+            {
+                async.DoAppend(new LoggingEvent(GetType(), null, "app", Level.Info, "after " + i, null));
+            }
+        });
+        application.Start();
+        Assert.That(appendedEarly.Wait(Wait), Is.True);
+        async.ActivateOptions(); // queues the early event from this thread
+        activated.Set();
+        Assert.That(application.Join(Wait), Is.True);
+
+        Assert.That(async.Flush(10_000), Is.True);
+        Assert.That(child.Lines, Is.EqualTo(new[] { "before activation", "after 0", "after 1", "after 2" }));
+        Assert.That(handler.Errors, Is.Empty, "one application thread is no misuse");
+        async.Close();
     }
 
     private static string WaitStrategyOf(AsyncForwardingAppender async)

@@ -35,6 +35,20 @@ internal sealed partial class DisruptorQueue<T>
     private readonly object _modeLock = new object();
     private int _misuseReported;
 
+    /// <summary>
+    /// The owner gives the ring up, so the next thread to publish becomes the owner: for events queued on the
+    /// application's behalf by another thread (those that arrived before activation) while no other thread can publish.
+    /// The compare-and-swap that clears <see cref="RingSequences.Owner"/> is a full fence after the owner's last cursor
+    /// store, and the next owner's compare-and-swap that sets it reads that value, so the next owner sees the cursor.
+    /// </summary>
+    public void ReleaseProducer()
+    {
+        if (Volatile.Read(ref _seq.Mode) == SingleMode)
+        {
+            Interlocked.CompareExchange(ref _seq.Owner, 0, Environment.CurrentManagedThreadId);
+        }
+    }
+
     /// <summary>A Single ring still in Single mode.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private EnqueueResult TryEnqueueSingleMode(in T item)

@@ -33,7 +33,7 @@ namespace LowLatencyLog.Core;
 /// compare-and-swap fails on the sealed value, so the claim is refused, and the positions below the sealed cursor are
 /// exactly those claimed before the close: the worker drains them, then the ring is complete.</para>
 /// </remarks>
-internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueue
+internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueue, IProducerBoundQueue
 {
     internal const long SealedBit = 1L << 62;
     internal const int SingleMode = 0;
