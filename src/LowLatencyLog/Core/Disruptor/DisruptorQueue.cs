@@ -108,7 +108,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     /// <summary>Whether a Single ring has fallen back to the multi-producer claim (a second thread published, or it closed).</summary>
     internal bool IsMultiProducer => Volatile.Read(ref _seq.Mode) == MultiMode;
 
-    /// <summary>Set by the dispatcher: where a misuse of <see cref="ProducerType.Single"/> is reported.</summary>
+    /// <summary>Where a misuse of <see cref="ProducerType.Single"/> is reported (the factory's channel plus the dispatcher's).</summary>
     public Action<string>? ReportError { get; set; }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
