@@ -9,14 +9,14 @@ namespace LowLatencyLog.Benchmarks;
 /// <summary>One way of moving events from many producers to one consumer thread, end to end.</summary>
 public interface IPipeline : IDisposable
 {
-    void Send(object item);
+    void Send(in BenchEvent item);
 
     /// <summary>Blocks until <paramref name="total"/> items have reached the consumer since the pipeline started.</summary>
     void WaitForDelivered(long total);
 }
 
 /// <summary>Counts what it receives and lets a thread wait for a total.</summary>
-internal sealed class CountingSink : IBatchSink<object>
+internal sealed class CountingSink : IBatchSink<BenchEvent>
 {
     private readonly object _lock = new object();
     private long _count;
@@ -46,7 +46,7 @@ internal sealed class CountingSink : IBatchSink<object>
         }
     }
 
-    public void Deliver(object[] items, int count) => Add(count);
+    public void Deliver(BenchEvent[] items, int count) => Add(count);
 
     public bool Flush(int timeoutMilliseconds) => true;
 
@@ -65,15 +65,15 @@ internal sealed class CountingSink : IBatchSink<object>
 internal sealed class DispatcherPipeline : IPipeline
 {
     private readonly CountingSink _sink = new CountingSink();
-    private readonly AsyncDispatcher<object> _dispatcher;
+    private readonly AsyncDispatcher<BenchEvent> _dispatcher;
 
-    public DispatcherPipeline(IQueueFactory queue, int capacity)
+    public DispatcherPipeline(IQueueFactory queue, int capacity, WaitStrategyKind wait = WaitStrategyKind.Blocking)
     {
-        _dispatcher = new AsyncDispatcher<object>("bench", queue, capacity, _sink, OverflowAction.Block, 1024);
+        _dispatcher = new AsyncDispatcher<BenchEvent>("bench", queue, capacity, _sink, OverflowAction.Block, 1024, wait);
         _dispatcher.Start();
     }
 
-    public void Send(object item) => _dispatcher.Enqueue(item, discardable: false);
+    public void Send(in BenchEvent item) => _dispatcher.Enqueue(item, discardable: false);
 
     public void WaitForDelivered(long total) => _sink.WaitFor(total);
 
@@ -84,15 +84,15 @@ internal sealed class DispatcherPipeline : IPipeline
 internal sealed class BlockingCollectionPipeline : IPipeline
 {
     private readonly CountingSink _sink = new CountingSink();
-    private readonly BlockingCollection<object> _queue;
+    private readonly BlockingCollection<BenchEvent> _queue;
     private readonly Thread _consumer;
 
     public BlockingCollectionPipeline(int capacity)
     {
-        _queue = new BlockingCollection<object>(capacity);
+        _queue = new BlockingCollection<BenchEvent>(capacity);
         _consumer = new Thread(() =>
         {
-            foreach (object _ in _queue.GetConsumingEnumerable())
+            foreach (BenchEvent _ in _queue.GetConsumingEnumerable())
             {
                 _sink.Add(1);
             }
@@ -100,7 +100,7 @@ internal sealed class BlockingCollectionPipeline : IPipeline
         _consumer.Start();
     }
 
-    public void Send(object item) => _queue.Add(item);
+    public void Send(in BenchEvent item) => _queue.Add(item);
 
     public void WaitForDelivered(long total) => _sink.WaitFor(total);
 
@@ -115,19 +115,19 @@ internal sealed class BlockingCollectionPipeline : IPipeline
 internal sealed class ChannelPipeline : IPipeline
 {
     private readonly CountingSink _sink = new CountingSink();
-    private readonly Channel<object> _channel;
+    private readonly Channel<BenchEvent> _channel;
     private readonly Thread _consumer;
 
     public ChannelPipeline(int capacity)
     {
-        _channel = Channel.CreateBounded<object>(new BoundedChannelOptions(capacity)
+        _channel = Channel.CreateBounded<BenchEvent>(new BoundedChannelOptions(capacity)
         {
             SingleReader = true,
             FullMode = BoundedChannelFullMode.Wait,
         });
         _consumer = new Thread(() =>
         {
-            ChannelReader<object> reader = _channel.Reader;
+            ChannelReader<BenchEvent> reader = _channel.Reader;
             while (reader.WaitToReadAsync().AsTask().GetAwaiter().GetResult())
             {
                 long count = 0;
@@ -142,7 +142,7 @@ internal sealed class ChannelPipeline : IPipeline
         _consumer.Start();
     }
 
-    public void Send(object item)
+    public void Send(in BenchEvent item)
     {
         if (!_channel.Writer.TryWrite(item))
         {

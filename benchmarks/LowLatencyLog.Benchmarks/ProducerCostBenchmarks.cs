@@ -36,7 +36,7 @@ public class ProducerCostBenchmarks
     [Params(1, 4)]
     public int Producers { get; set; }
 
-    [Params("log4net floor", nameof(BoundedQueueAsyncAppender), nameof(HotSwapAsyncAppender))]
+    [Params("log4net floor", nameof(BoundedQueueAsyncAppender), nameof(HotSwapAsyncAppender), nameof(DisruptorAsyncAppender))]
     public string Appender { get; set; } = "";
 
     [GlobalSetup]

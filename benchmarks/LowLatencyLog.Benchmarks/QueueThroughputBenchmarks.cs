@@ -13,36 +13,58 @@ namespace LowLatencyLog.Benchmarks;
 /// <summary>
 /// End to end through the queue alone (no log4net, no formatting): producers send a fixed total of events and the run
 /// ends when the consumer has received every one. Shows how each queue scales as producers are added on this machine.
-/// Time is per event; the events/s column is its inverse.
+/// Time is per event; the events/s column is its inverse. The payload is a 72-byte struct (<see cref="BenchEvent"/>).
 /// </summary>
-[Config(typeof(Config))]
+[Config(typeof(QueueThroughputConfig))]
 [MemoryDiagnoser]
-public class QueueThroughputBenchmarks
+public class QueueThroughputBenchmarks : QueueThroughputBase
+{
+    /// <summary>The smoke run takes two of them only: it runs every case once.</summary>
+    public static int[] ProducerCounts => Program.SmokeRun ? new[] { 1, 4 } : new[] { 1, 2, 4, 8, 16 };
+
+    [ParamsSource(nameof(ProducerCounts))]
+    public override int Producers { get; set; }
+
+    [Params("BoundedQueue", "HotSwapQueue", "Ring/Blocking", "Ring/Sleeping", "Ring/Yielding", "Ring/BusySpin", "Channel", "BlockingCollection")]
+    public string Queue { get; set; } = "";
+
+    protected override string QueueName => Queue;
+}
+
+/// <summary>
+/// One producer: the ring with <c>producerType=Single</c> (no interlocked claim) for each wait strategy, against the
+/// multi-producer ring and the bounded queue in the same run.
+/// </summary>
+[Config(typeof(QueueThroughputConfig))]
+[MemoryDiagnoser]
+public class SingleProducerRingBenchmarks : QueueThroughputBase
+{
+    public override int Producers { get; set; } = 1;
+
+    [Params("BoundedQueue", "Bounded/Yielding", "Bounded/BusySpin", "Ring/Yielding", "Ring/BusySpin",
+        "RingSingle/Blocking", "RingSingle/Sleeping", "RingSingle/Yielding", "RingSingle/BusySpin")]
+    public string Queue { get; set; } = "";
+
+    protected override string QueueName => Queue;
+}
+
+/// <summary>The send-and-deliver loop both throughput benchmarks share.</summary>
+public abstract class QueueThroughputBase
 {
     public const int TotalEvents = 1 << 20;
     private const int Capacity = 65536;
 
-    private static readonly object Payload = new object();
     private IPipeline _pipeline = null!;
     private long _sent;
 
-    [Params(1, 2, 4, 8, 16)]
-    public int Producers { get; set; }
+    public abstract int Producers { get; set; }
 
-    [Params("BoundedQueue", "HotSwapQueue", "BlockingCollection", "Channel")]
-    public string Queue { get; set; } = "";
+    protected abstract string QueueName { get; }
 
     [GlobalSetup]
     public void Setup()
     {
-        _pipeline = Queue switch
-        {
-            "BoundedQueue" => new DispatcherPipeline(BoundedQueueFactory.Instance, Capacity),
-            "HotSwapQueue" => new DispatcherPipeline(HotSwapQueueFactory.Instance, Capacity),
-            "BlockingCollection" => new BlockingCollectionPipeline(Capacity),
-            "Channel" => new ChannelPipeline(Capacity),
-            _ => throw new ArgumentException(Queue),
-        };
+        _pipeline = Create(QueueName);
         _sent = 0;
     }
 
@@ -53,42 +75,81 @@ public class QueueThroughputBenchmarks
     public void SendAndDeliver()
     {
         int perProducer = TotalEvents / Producers;
-        var threads = new Thread[Producers];
         IPipeline pipeline = _pipeline;
-        for (int p = 0; p < threads.Length; p++)
+        if (Producers == 1)
         {
-            threads[p] = new Thread(() =>
-            {
-                for (int i = 0; i < perProducer; i++)
-                {
-                    pipeline.Send(Payload);
-                }
-            });
-            threads[p].Start();
+            // On the benchmark's own thread, the same for every invocation: a Single ring's owner stays its owner.
+            Send(pipeline, 0, perProducer);
         }
-
-        foreach (Thread thread in threads)
+        else
         {
-            thread.Join();
+            var threads = new Thread[Producers];
+            for (int p = 0; p < threads.Length; p++)
+            {
+                int producer = p;
+                threads[p] = new Thread(() => Send(pipeline, producer, perProducer));
+                threads[p].Start();
+            }
+
+            foreach (Thread thread in threads)
+            {
+                thread.Join();
+            }
         }
 
         _sent += (long)perProducer * Producers;
         pipeline.WaitForDelivered(_sent);
     }
 
-    private sealed class Config : ManualConfig
+    private static void Send(IPipeline pipeline, int producer, int count)
     {
-        public Config()
+        var item = new BenchEvent((long)producer << 32);
+        for (int i = 0; i < count; i++)
         {
-            if (!Program.SmokeRun)
-            {
-                AddJob(Job.Default.WithWarmupCount(2).WithIterationCount(6).WithLaunchCount(1).WithId("Queue"));
-            }
-
-            AddColumn(new EventsPerSecondColumn());
-            HideColumns(Column.Error);
-            WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared));
+            pipeline.Send(item);
         }
+    }
+
+    private static IPipeline Create(string queue)
+    {
+        int slash = queue.IndexOf('/');
+        if (slash > 0)
+        {
+            // "Queue/WaitStrategy": one of the project's queues on the dispatcher with that wait strategy.
+            var wait = (WaitStrategyKind)Enum.Parse(typeof(WaitStrategyKind), queue.Substring(slash + 1));
+            IQueueFactory factory = queue.Substring(0, slash) switch
+            {
+                "Ring" => DisruptorQueueFactory.Multi,
+                "RingSingle" => DisruptorQueueFactory.Single,
+                "Bounded" => BoundedQueueFactory.Instance,
+                _ => throw new ArgumentException(queue),
+            };
+            return new DispatcherPipeline(factory, Capacity, wait);
+        }
+
+        return queue switch
+        {
+            "BoundedQueue" => new DispatcherPipeline(BoundedQueueFactory.Instance, Capacity),
+            "HotSwapQueue" => new DispatcherPipeline(HotSwapQueueFactory.Instance, Capacity),
+            "BlockingCollection" => new BlockingCollectionPipeline(Capacity),
+            "Channel" => new ChannelPipeline(Capacity),
+            _ => throw new ArgumentException(queue),
+        };
+    }
+}
+
+internal sealed class QueueThroughputConfig : ManualConfig
+{
+    public QueueThroughputConfig()
+    {
+        if (!Program.SmokeRun)
+        {
+            AddJob(Job.Default.WithWarmupCount(2).WithIterationCount(6).WithLaunchCount(1).WithId("Queue"));
+        }
+
+        AddColumn(new EventsPerSecondColumn());
+        HideColumns(Column.Error);
+        WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared));
     }
 }
 

@@ -18,7 +18,8 @@ namespace LowLatencyLog.Appender;
 /// (<c>&lt;appender-ref&gt;</c>), flushes them when the queue runs empty, and drains the queue on <see cref="Close"/>.
 /// </summary>
 /// <remarks>
-/// <para>Use one of the concrete appenders (<see cref="BoundedQueueAsyncAppender"/>, <see cref="HotSwapAsyncAppender"/>);
+/// <para>Use one of the concrete appenders (<see cref="BoundedQueueAsyncAppender"/>, <see cref="HotSwapAsyncAppender"/>,
+/// <see cref="DisruptorAsyncAppender"/>);
 /// they differ only in the queue between the callers and the worker.</para>
 /// <para>The appender implements log4net's interfaces directly rather than through <see cref="AppenderSkeleton"/>,
 /// whose per-event lock would serialize every calling thread: <see cref="Threshold"/> and the filters run on the
@@ -178,6 +179,9 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     /// <summary>The queue this appender runs on, created at activation.</summary>
     private protected abstract IQueueFactory CreateQueueFactory(Action<string> reportError);
+
+    /// <summary>How the worker waits for events; read after <see cref="CreateQueueFactory"/>, which may set it.</summary>
+    private protected virtual WaitStrategyKind WorkerWaitStrategy => WaitStrategyKind.Blocking;
 
     /// <summary>Reads the settings, resolves <see cref="Fix"/>, and starts the worker. Events appended before this call
     /// are delivered first. Never throws: problems go to log4net's internal log.</summary>
@@ -508,7 +512,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             settings.BufferSize,
             new ChildrenSink(this),
             settings.Overflow,
-            MaxBatchSize);
+            MaxBatchSize,
+            WorkerWaitStrategy);
 
     /// <summary>
     /// Moves the events appended before activation into the started dispatcher, oldest first, then publishes the
@@ -543,6 +548,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
                 if (early.Count == 0)
                 {
+                    // This thread is not the application's producer: a producerType=Single ring must not bind to it.
+                    dispatcher.ReleaseProducerThread();
                     _early = null;
                     _activating = null;
                     _dispatcher = dispatcher; // from now on producers enqueue directly, behind the early events

@@ -78,6 +78,11 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         }
 
         _queue = queueFactory.Create<T>(capacity, overflow == OverflowAction.Grow);
+        if (_queue is IReportingQueue reporting)
+        {
+            reporting.ReportError += message => SafeReportError(message, null); // a misused producerType=Single
+        }
+
         _wait = WaitStrategy.Create(waitStrategy, _queue.ClaimIsFullFence);
         _sink = sink;
         _overflow = overflow;
@@ -115,6 +120,12 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
     /// <summary>Worker side: events claimed, a close, or a flush request waiting.</summary>
     public bool HasWork => _queue.HasPending || _queue.IsClosed || _flushes.Pending;
+
+    /// <summary>
+    /// A queue bound to its producer thread (producerType=Single) forgets the calling thread; see
+    /// <see cref="IProducerBoundQueue.ReleaseProducer"/> for when that is safe.
+    /// </summary>
+    public void ReleaseProducerThread() => (_queue as IProducerBoundQueue)?.ReleaseProducer();
 
     /// <summary>Starts the worker without flowing the caller's execution context (no AsyncLocal leaks into it).</summary>
     public void Start()

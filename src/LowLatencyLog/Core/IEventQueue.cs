@@ -65,3 +65,22 @@ internal interface IEventQueue<T>
     /// <summary>Any thread, idempotent. Stops accepting items.</summary>
     void Close();
 }
+
+/// <summary>Optional, for a queue that detects a misuse on the producer side and must report it (through the sink).</summary>
+internal interface IReportingQueue
+{
+    /// <summary>Set before any producer runs (the factory may set one; the dispatcher adds the sink's); called from any
+    /// thread, at most a few times.</summary>
+    System.Action<string>? ReportError { get; set; }
+}
+
+/// <summary>Optional, for a queue that binds itself to its first producer thread (a single-producer ring).</summary>
+internal interface IProducerBoundQueue
+{
+    /// <summary>
+    /// Unbinds the calling thread if it is the bound producer, so the next thread to enqueue becomes the producer. Only
+    /// while no other thread can enqueue: the appender calls it after the activating thread queued the events that
+    /// arrived before activation, and before it lets the application's threads at the queue.
+    /// </summary>
+    void ReleaseProducer();
+}

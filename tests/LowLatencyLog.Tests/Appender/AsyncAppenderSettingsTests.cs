@@ -24,9 +24,9 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
     [TestCase("bufferSize", "0", "whole number")]
     [TestCase("bufferSize", "-5", "whole number")]
     [TestCase("bufferSize", "", "whole number")]
-    [TestCase("overflow", "Sometimes", "Block, Discard, Grow")]
-    [TestCase("overflow", "", "Block, Discard, Grow")]
-    [TestCase("overflow", "1", "Block, Discard, Grow")]
+    [TestCase("overflow", "Sometimes", "Block, Discard")]
+    [TestCase("overflow", "", "Block, Discard")]
+    [TestCase("overflow", "1", "Block, Discard")]
     [TestCase("discardThreshold", "LOUD", "Warn")]
     [TestCase("discardThreshold", "", "Info")]
     [TestCase("fix", "ThreadName, Nope", "Auto")]
@@ -57,6 +57,11 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
     [TestCase("Grow")]
     public void ValidOverflow_NoError(string overflow)
     {
+        if (overflow == "Grow" && !Kind.SupportsGrow)
+        {
+            Assert.Ignore($"{Kind} does not grow; its configuration tests check that Grow is an error");
+        }
+
         var harness = Configure($@"<overflow value=""{overflow}"" /><bufferSize value=""8"" />");
         for (int i = 0; i < 100; i++)
         {

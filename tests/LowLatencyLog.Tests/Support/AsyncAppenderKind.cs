@@ -13,6 +13,7 @@ public sealed class AsyncAppenderKind
     {
         nameof(BoundedQueueAsyncAppender),
         nameof(HotSwapAsyncAppender),
+        nameof(DisruptorAsyncAppender),
     };
 
     private AsyncAppenderKind(string typeName) => TypeName = typeName;
@@ -20,6 +21,9 @@ public sealed class AsyncAppenderKind
     public static IEnumerable<AsyncAppenderKind> All => TypeNames.Select(n => new AsyncAppenderKind(n));
 
     public string TypeName { get; }
+
+    /// <summary>Whether <c>overflow=Grow</c> is valid for this appender (not for the Disruptor ring).</summary>
+    public bool SupportsGrow => TypeName != nameof(DisruptorAsyncAppender);
 
     /// <summary>The <c>type</c> attribute of the appender element.</summary>
     public string TypeAttribute => $"LowLatencyLog.Appender.{TypeName}, LowLatencyLog";

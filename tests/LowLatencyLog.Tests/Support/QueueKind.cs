@@ -16,6 +16,7 @@ public sealed class QueueKind
     {
         new QueueKind("BoundedQueue", BoundedQueueFactory.Instance),
         new QueueKind("HotSwapQueue", HotSwapQueueFactory.Instance),
+        new QueueKind("DisruptorQueue", DisruptorQueueFactory.Multi),
     };
 
     public string Name { get; }
