@@ -12,8 +12,8 @@ using LowLatencyLog.Appender;
 namespace QuickStart;
 
 /// <summary>
-/// Four threads log through <see cref="BoundedQueueAsyncAppender"/> into log4net's FileAppender, configured by the
-/// log4net.config next to the program; then log4net is shut down and the file is checked line by line.
+/// Four threads log through <see cref="DisruptorAsyncAppender"/> into <see cref="RollingBufferedFileAppender"/>,
+/// configured by the log4net.config next to the program; then log4net is shut down and the file is checked line by line.
 /// Usage: QuickStart [events-per-thread] [threads] [file]. Exits 1 if any line is missing.
 /// </summary>
 public static class Program
@@ -28,7 +28,7 @@ public static class Program
         Environment.SetEnvironmentVariable("LOWLATENCYLOG_QUICKSTART_FILE", path);
         ILoggerRepository repository = LogManager.GetRepository(Assembly.GetEntryAssembly()!);
         XmlConfigurator.Configure(repository, new FileInfo(Path.Combine(AppContext.BaseDirectory, "log4net.config")));
-        var async = (BoundedQueueAsyncAppender)repository.GetAppenders().Single(a => a is BoundedQueueAsyncAppender);
+        var async = repository.GetAppenders().OfType<AsyncForwardingAppender>().Single();
         ILog log = LogManager.GetLogger(typeof(Program));
 
         var clock = Stopwatch.StartNew();
@@ -70,13 +70,14 @@ public static class Program
             }
         }
 
-        Console.WriteLine($"threads:          {threads} x {perThread:N0} events");
-        Console.WriteLine($"logging threads:  {expected / logging.TotalSeconds:N0} events/s (time spent in log calls)");
-        Console.WriteLine($"end to end:       {expected / total.TotalSeconds:N0} events/s (until the file was closed)");
-        Console.WriteLine($"file:             {path}");
-        Console.WriteLine($"lines in file:    {lines:N0} of {expected:N0}");
-        Console.WriteLine($"out of order:     {outOfOrder:N0}");
-        Console.WriteLine($"discarded:        {discarded:N0}");
+        Console.WriteLine($"| appender | {async.GetType().Name} -> RollingBufferedFileAppender |");
+        Console.WriteLine("|---|---|");
+        Console.WriteLine($"| events | {threads} threads x {perThread:N0} = {expected:N0} |");
+        Console.WriteLine($"| events/s on the calling threads | {expected / logging.TotalSeconds:N0} (time spent in log calls) |");
+        Console.WriteLine($"| events/s end to end | {expected / total.TotalSeconds:N0} (until the file was closed) |");
+        Console.WriteLine($"| lines on disk | {lines:N0} of {expected:N0}, {outOfOrder:N0} out of order |");
+        Console.WriteLine($"| discarded | {discarded:N0} |");
+        Console.WriteLine($"| file | {path} |");
         bool ok = lines == expected && outOfOrder == 0 && seen.All(n => n == perThread) && discarded == 0;
         Console.WriteLine(ok ? "OK" : "FAILED");
         return ok ? 0 : 1;
