@@ -16,7 +16,8 @@ namespace LowLatencyLog.KillTarget;
 /// The test kills it at some point. <c>KillTarget path</c> writes through <see cref="EventBufferWriter"/>;
 /// <c>KillTarget appender kind path</c> logs through a file appender: <c>buffered</c> (BufferedFileAppender),
 /// <c>rolling</c> (RollingBufferedFileAppender, size rolls, backups numbered upwards) or <c>forwarding</c>
-/// (BufferedFileAppender behind log4net's BufferingForwardingAppender, a stand-in for an async appender).
+/// (BufferedFileAppender behind log4net's BufferingForwardingAppender) or <c>async-TypeName</c> (BufferedFileAppender
+/// behind one of our async appenders). <c>KillTarget exit asyncType fileKind path</c>: see <see cref="LogAndReturnWithoutShutdown"/>.
 /// </summary>
 public static class Program
 {
@@ -29,6 +30,12 @@ public static class Program
         if (args.Length == 3 && args[0] == "appender")
         {
             RunAppender(args[1], args[2]);
+            return;
+        }
+
+        if (args.Length == 4 && args[0] == "exit")
+        {
+            LogAndReturnWithoutShutdown(args[1], args[2], args[3]);
             return;
         }
 
@@ -62,7 +69,15 @@ public static class Program
         file.BufferSize = "16384";
         file.ActivateOptions();
         IAppender top = file;
-        if (kind == "forwarding")
+        if (kind.StartsWith("async-", StringComparison.Ordinal))
+        {
+            // The real thing: an async appender of ours in front of the file appender.
+            var async = (IAppender)Activator.CreateInstance(typeof(BufferedFileAppender).Assembly.GetType("LowLatencyLog.Appender." + kind.Substring(6), throwOnError: true)!)!;
+            ((IAppenderAttachable)async).AddAppender(file);
+            ((log4net.Core.IOptionHandler)async).ActivateOptions();
+            top = async;
+        }
+        else if (kind == "forwarding")
         {
             var buffer = new BufferingForwardingAppender { BufferSize = 50, Lossy = false };
             buffer.AddAppender(file);
@@ -79,7 +94,7 @@ public static class Program
         for (int batch = 0; ; batch++)
         {
             int size = 1 + batch % 97;
-            if (kind == "forwarding")
+            if (kind == "forwarding" || kind.StartsWith("async-", StringComparison.Ordinal))
             {
                 for (int i = 0; i < 100; i++)
                 {
@@ -110,6 +125,53 @@ public static class Program
 
             Report(sequence);
         }
+    }
+
+    /// <summary>
+    /// <c>exit asyncType fileKind path</c>: four threads log through the async appender into the file appender
+    /// (configured from XML), then Main returns without <c>LogManager.Shutdown()</c>: log4net's process-exit hook must
+    /// drain everything to the file. Prints "logged N" first.
+    /// </summary>
+    private static void LogAndReturnWithoutShutdown(string asyncType, string fileKind, string path)
+    {
+        string file = fileKind == "log4net"
+            ? @"<appender name=""file"" type=""log4net.Appender.FileAppender""><immediateFlush value=""false"" />"
+            : $@"<appender name=""file"" type=""LowLatencyLog.Appender.{fileKind}, LowLatencyLog"">";
+        var xml = new System.Xml.XmlDocument();
+        xml.LoadXml($@"<log4net>
+              <appender name=""async"" type=""LowLatencyLog.Appender.{asyncType}, LowLatencyLog"">
+                <appender-ref ref=""file"" />
+              </appender>
+              {file}
+                <file value=""{path}"" />
+                <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%newline"" /></layout>
+              </appender>
+              <root><level value=""ALL"" /><appender-ref ref=""async"" /></root>
+            </log4net>");
+        log4net.Config.XmlConfigurator.Configure(LogManager.GetRepository(typeof(Program).Assembly), xml.DocumentElement!);
+        ILog log = LogManager.GetLogger(typeof(Program));
+        const int threads = 4, perThread = 50_000;
+        var workers = new System.Threading.Thread[threads];
+        for (int t = 0; t < threads; t++)
+        {
+            int producer = t;
+            workers[t] = new System.Threading.Thread(() =>
+            {
+                for (int i = 0; i < perThread; i++)
+                {
+                    log.Info($"{producer} {i}");
+                }
+            });
+            workers[t].Start();
+        }
+
+        foreach (var worker in workers)
+        {
+            worker.Join();
+        }
+
+        Console.Out.WriteLine("logged " + threads * perThread);
+        Console.Out.Flush();
     }
 
     private static string Message(long sequence) => EventText(sequence).TrimEnd('\n');

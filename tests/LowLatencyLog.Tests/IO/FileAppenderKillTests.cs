@@ -31,6 +31,9 @@ public sealed class FileAppenderKillTests
     [TestCase("rolling", 300)]
     [TestCase("forwarding", 3)]
     [TestCase("forwarding", 60)]
+    [TestCase("async-BoundedQueueAsyncAppender", 60)]
+    [TestCase("async-HotSwapAsyncAppender", 60)]
+    [TestCase("async-DisruptorAsyncAppender", 60)]
     public void KilledWhileLogging_LeavesOnlyWholeEventsInOrder(string kind, int batchesBeforeKill)
     {
         string path = Path.Combine(_folder, "app.log");

@@ -1,0 +1,51 @@
+using System;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.Reliability;
+
+/// <summary>
+/// An application that logs from several threads and returns from Main without calling <c>LogManager.Shutdown()</c>:
+/// log4net's process-exit hook closes the appenders, and every event must be in the file. A child process per case.
+/// </summary>
+public sealed class ProcessExitTests
+{
+    private static readonly string[] FileKinds = { "BufferedFileAppender", "RollingBufferedFileAppender", "log4net" };
+
+    public static TestCaseData[] Cases() =>
+        (from kind in AsyncAppenderKind.All
+         from file in FileKinds
+         select new TestCaseData(kind.TypeName, file).SetName($"{kind.TypeName} -> {file}")).ToArray();
+
+    [TestCaseSource(nameof(Cases))]
+    public void ReturnFromMainWithoutShutdown_EveryEventIsOnDisk(string asyncType, string fileKind)
+    {
+        string folder = Directory.CreateTempSubdirectory("lll-exit-").FullName;
+        try
+        {
+            string path = Path.Combine(folder, "app.log");
+            var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
+            foreach (string argument in new[] { Path.Combine(AppContext.BaseDirectory, "LowLatencyLog.KillTarget.dll"), "exit", asyncType, fileKind, path })
+            {
+                start.ArgumentList.Add(argument);
+            }
+
+            using var child = Process.Start(start)!;
+            string output = child.StandardOutput.ReadToEnd();
+            Assert.That(child.WaitForExit(60_000), Is.True, "the process exits: no thread of ours keeps it alive");
+            Assert.That(child.ExitCode, Is.Zero);
+            long logged = long.Parse(output.Split('\n').Single(l => l.StartsWith("logged ", StringComparison.Ordinal)).Substring(7));
+
+            string[] lines = File.ReadAllLines(path);
+            Assert.That(lines, Has.Length.EqualTo(logged), "log4net's exit hook drained everything to the file");
+            Assert.That(lines.Distinct().Count(), Is.EqualTo(lines.Length), "no event twice");
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+}
