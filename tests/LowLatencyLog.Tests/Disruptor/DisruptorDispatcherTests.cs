@@ -249,6 +249,7 @@ public sealed class DisruptorDispatcherTests
         };
         dispatcher = Start(sink, ProducerType.Single, capacity: 1024, OverflowAction.Block, "Blocking");
         RunProducers(1, fromProducer, (p, i) => dispatcher.Enqueue(new TestEvent(0, i), true));
+        sink.WaitUntilCount(fromProducer + 1); // the worker's event is logged while it delivers: close only after it
 
         Assert.That(dispatcher.Close(LongTimeout), Is.True);
         TestEvent[] events = sink.Events;
