@@ -9,6 +9,7 @@ using LowLatencyLog.Benchmarks.Cases;
 using LowLatencyLog.Benchmarks.Charts;
 using LowLatencyLog.Benchmarks.Latency;
 using LowLatencyLog.Benchmarks.Quick;
+using LowLatencyLog.Benchmarks.Soak;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -17,7 +18,7 @@ public static class Program
     /// <summary>
     /// <c>--smoke</c>: every benchmark once, in process, with a dry job; exits 1 if any benchmark failed or did not run
     /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the worker's CPU at steady low rates
-    /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--latency</c>, <c>--latency-smoke</c>, <c>--charts</c>: see
+    /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--latency</c>, <c>--latency-smoke</c>, <c>--charts</c>, <c>--soak</c>, <c>--soak-smoke</c>: see
     /// <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
     /// </summary>
     public static int Main(string[] args)
@@ -37,6 +38,10 @@ public static class Program
                 return LatencyHarness.Smoke();
             case "--charts":
                 return ChartCommand.Run(args);
+            case "--soak":
+                return SoakCommand.Run(args);
+            case "--soak-smoke":
+                return SoakCommand.Smoke();
             case "--help" or "-h" or "-?":
                 Console.WriteLine(Usage);
                 Console.WriteLine("BenchmarkDotNet's own options follow.");
@@ -64,6 +69,9 @@ public static class Program
           --latency [seconds] [rate|auto] [producers] [csv]   per-call latency percentiles, paced producers (default 10 auto 2)
           --latency-smoke                                     a ~10 s latency run that checks its own output (CI)
           --charts [csv folder] [png folder]                  PNG charts from the CSV files (default BenchmarkDotNet.Artifacts/results)
+          --soak [seconds] [appender] [csv]                   seconds per mode (default 600) at full rate, Block then Discard;
+                                                              checks counts, lines on disk and flat memory; CSV and charts
+          --soak-smoke                                        a 30 s soak (15 s per mode) that checks the same (CI)
           --idle-cpu [seconds] [wait strategy]                the async worker's CPU at 10, 1,000 and 10,000 events/s
           --smoke                                             every BenchmarkDotNet benchmark once, in process (CI)
         """;

@@ -114,6 +114,46 @@ internal static class ChartCommand
         return path;
     }
 
+    /// <summary>
+    /// Two charts from a soak CSV (<c>--soak</c>): working set and GC heap over time, and queue depth over time, one
+    /// line per overflow mode. Linear axes: the point is to see whether anything grows.
+    /// </summary>
+    public static IEnumerable<string> Soak(string csv, string header, string output)
+    {
+        string name = Path.GetFileNameWithoutExtension(csv);
+        var rows = CsvFile.Rows(csv, header).ToArray();
+        (string Title, string YLabel, string File, (int Column, string Label)[] Series)[] charts =
+        {
+            ("Soak: memory at full rate, 4 producers", "MB", $"{name}-memory.png", new[] { (2, "working set"), (3, "GC heap") }),
+            ("Soak: async queue depth at full rate, 4 producers", "events queued", $"{name}-queue.png", new[] { (7, "queue depth") }),
+        };
+        foreach (var chart in charts)
+        {
+            string[] modes = rows.Select(r => r[0]).Distinct().ToArray();
+            var plot = NewPlot(modes.Length * chart.Series.Length);
+            foreach (string mode in modes)
+            {
+                string[][] points = rows.Where(r => r[0] == mode).ToArray();
+                foreach ((int column, string label) in chart.Series)
+                {
+                    var line = plot.Add.Scatter(
+                        points.Select(r => double.Parse(r[1], CultureInfo.InvariantCulture)).ToArray(),
+                        points.Select(r => double.Parse(r[column], CultureInfo.InvariantCulture)).ToArray());
+                    Style(line, $"{label}, overflow={mode}");
+                    line.MarkerSize = 0;
+                }
+            }
+
+            plot.Title(chart.Title);
+            plot.XLabel("seconds into the mode");
+            plot.YLabel(chart.YLabel);
+            Pad(plot);
+            string path = Path.Combine(output, chart.File);
+            plot.SavePng(path, Width, Height);
+            yield return path;
+        }
+    }
+
     private static Plot NewPlot(int series)
     {
         var plot = new Plot();

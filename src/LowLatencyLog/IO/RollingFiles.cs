@@ -98,15 +98,24 @@ internal sealed class RollingFiles
     public string CurrentFile { get; private set; }
 
     /// <summary>The roll point a date pattern implies: the first period whose start changes the formatted date.</summary>
+    /// <remarks>Text that is not a date format at all (an unterminated quote, a lone escape, a one-letter
+    /// non-standard format) is <see cref="RollPoint.Invalid"/> too: a typo must be reported, not make log4net drop the
+    /// appender with a <see cref="FormatException"/>.</remarks>
     public static RollPoint ComputeCheckPeriod(string datePattern)
     {
-        string r0 = Format(Date1970, datePattern);
-        for (var point = RollPoint.TopOfMinute; point <= RollPoint.TopOfMonth; point++)
+        try
         {
-            if (!string.Equals(r0, Format(NextCheckDate(Date1970, point), datePattern), StringComparison.Ordinal))
+            string r0 = Format(Date1970, datePattern);
+            for (var point = RollPoint.TopOfMinute; point <= RollPoint.TopOfMonth; point++)
             {
-                return point;
+                if (!string.Equals(r0, Format(NextCheckDate(Date1970, point), datePattern), StringComparison.Ordinal))
+                {
+                    return point;
+                }
             }
+        }
+        catch (FormatException)
+        {
         }
 
         return RollPoint.Invalid;
