@@ -9,8 +9,8 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Reliability;
 
 /// <summary>
-/// log4net reconfigured while threads log: nothing throws, nothing hangs, and every event an old chain accepted
-/// reaches that chain's file, once.
+/// log4net reconfigured while threads log (<c>XmlConfigurator.Configure</c> again, or <c>ResetConfiguration</c> then
+/// <c>Configure</c>): nothing throws, nothing hangs, and every event a chain accepted reaches that chain's file, once.
 /// </summary>
 [TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
 public sealed class ReconfigurationTests
@@ -66,6 +66,57 @@ public sealed class ReconfigurationTests
 
         Assert.That(seen.Count, Is.EqualTo(sent.Sum()), "every event logged reached a file");
         Assert.That(harness.InternalErrors, Is.Empty);
+    }
+
+    [Test]
+    public void ResetConfiguration_ThenConfigureWhileProducersLog_NothingThrowsOrHangsAndNothingIsWrittenTwice()
+    {
+        using var harness = new Log4netHarness(Config(0));
+        var sent = new int[Producers];
+        var errors = new List<Exception>();
+        using var stop = new ManualResetEventSlim();
+        Thread[] producers = StartProducers(harness, sent, errors, stop);
+
+        for (int generation = 1; generation < Generations; generation++)
+        {
+            WaitForProgress(sent, 2_000);
+            harness.Repository.ResetConfiguration(); // closes the chain; until the next Configure log4net has no appender
+            harness.Configure(Config(generation));
+        }
+
+        WaitForProgress(sent, 2_000);
+        stop.Set();
+        foreach (Thread producer in producers)
+        {
+            Assert.That(producer.Join(TimeSpan.FromSeconds(60)), Is.True, "no producer hangs");
+        }
+
+        harness.Shutdown();
+        Assert.That(errors, Is.Empty, "no log call threw");
+
+        // Events logged while no appender was configured never reached ours; everything ours accepted is in a file once.
+        var seen = new HashSet<(int, int)>();
+        long accepted = 0;
+        for (int generation = 0; generation < Generations; generation++)
+        {
+            var last = new int[Producers];
+            Array.Fill(last, -1);
+            foreach (string line in File.ReadLines(harness.PathOf($"gen{generation}.log")))
+            {
+                string[] parts = line.Split(' ');
+                int producer = int.Parse(parts[0]), sequence = int.Parse(parts[1]);
+                Assert.That(sequence, Is.GreaterThan(last[producer]), $"gen{generation}: producer {producer} in order");
+                last[producer] = sequence;
+                Assert.That(seen.Add((producer, sequence)), Is.True, $"event {producer}/{sequence} written once");
+                accepted++;
+            }
+        }
+
+        Assert.That(accepted, Is.GreaterThan(0).And.LessThanOrEqualTo(sent.Sum()));
+
+        // A thread that read the old appender list just before the reset may still call the closed appender: refused,
+        // and said so; nothing else goes wrong.
+        Assert.That(harness.InternalErrors.Where(e => !e.Contains("after the appender was closed")), Is.Empty);
     }
 
     private Thread[] StartProducers(Log4netHarness harness, int[] sent, List<Exception> errors, ManualResetEventSlim stop)
