@@ -6,6 +6,7 @@ using System.Threading.Tasks;
 using LowLatencyLog.Core;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
+using static LowLatencyLog.Tests.Support.DeliveryAssert;
 
 namespace LowLatencyLog.Tests;
 
@@ -646,27 +647,5 @@ public sealed class DispatcherContractTests
 
         Assert.That(exceptions.Where(e => e != null), Is.Empty, "no producer threw");
         Assert.That(failures, Has.All.Zero, failure);
-    }
-
-    private static void AssertEveryProducerComplete(TestEvent[] events, int producers, int perProducer)
-    {
-        Assert.That(events.Length, Is.EqualTo(producers * perProducer));
-        var next = new int[producers];
-        foreach (var e in events)
-        {
-            if (!e.IsIntact)
-            {
-                Assert.Fail($"torn event {e}");
-            }
-
-            if (e.Sequence != next[e.Producer])
-            {
-                Assert.Fail($"producer {e.Producer}: expected {next[e.Producer]}, got {e.Sequence}");
-            }
-
-            next[e.Producer]++;
-        }
-
-        Assert.That(next, Has.All.EqualTo(perProducer));
     }
 }

@@ -5,6 +5,7 @@ using System.Threading;
 using LowLatencyLog.Core;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
+using static LowLatencyLog.Tests.Support.DeliveryAssert;
 
 namespace LowLatencyLog.Tests.Disruptor;
 
@@ -298,27 +299,5 @@ public sealed class DisruptorDispatcherTests
         }
 
         return results;
-    }
-
-    private static void AssertEveryProducerComplete(TestEvent[] events, int producers, int perProducer)
-    {
-        Assert.That(events.Length, Is.EqualTo(producers * perProducer));
-        var next = new int[producers];
-        foreach (var e in events)
-        {
-            if (!e.IsIntact)
-            {
-                Assert.Fail($"torn event {e}");
-            }
-
-            if (e.Sequence != next[e.Producer])
-            {
-                Assert.Fail($"producer {e.Producer}: expected {next[e.Producer]}, got {e.Sequence}");
-            }
-
-            next[e.Producer]++;
-        }
-
-        Assert.That(next, Has.All.EqualTo(perProducer));
     }
 }
