@@ -25,6 +25,41 @@ public sealed class ReconfigurationTests
     public void Configure_AgainWhileProducersLog_EveryEventReachesAFileExactlyOnce()
     {
         using var harness = new Log4netHarness(Config(0));
+
+        // log4net replaces the root's appenders and closes the old ones.
+        int[] sent = LogWhileReconfiguring(harness, generation => harness.Configure(Config(generation)));
+
+        Assert.That(ReadEveryGeneration(harness), Is.EqualTo(sent.Sum()), "every event logged reached a file");
+        Assert.That(harness.InternalErrors, Is.Empty);
+    }
+
+    [Test]
+    public void ResetConfiguration_ThenConfigureWhileProducersLog_NothingThrowsOrHangsAndNothingIsWrittenTwice()
+    {
+        using var harness = new Log4netHarness(Config(0));
+
+        // ResetConfiguration closes the chain; until the next Configure log4net has no appender.
+        int[] sent = LogWhileReconfiguring(harness, generation =>
+        {
+            harness.Repository.ResetConfiguration();
+            harness.Configure(Config(generation));
+        });
+
+        // Events logged while no appender was configured never reached ours; everything ours accepted is in a file once.
+        Assert.That(ReadEveryGeneration(harness), Is.GreaterThan(0).And.LessThanOrEqualTo(sent.Sum()));
+
+        // A thread that read the old appender list just before the reset may still call the closed appender: refused,
+        // and said so; nothing else goes wrong.
+        Assert.That(harness.InternalErrors.Where(e => !e.Contains("after the appender was closed")), Is.Empty);
+    }
+
+    /// <summary>
+    /// Producers log continuously while <paramref name="reconfigure"/> runs for each later generation; then they stop,
+    /// the repository shuts down, and no log call may have thrown or hung.
+    /// </summary>
+    /// <returns>How many events each producer logged.</returns>
+    private int[] LogWhileReconfiguring(Log4netHarness harness, Action<int> reconfigure)
+    {
         var sent = new int[Producers];
         var errors = new List<Exception>();
         using var stop = new ManualResetEventSlim();
@@ -33,7 +68,7 @@ public sealed class ReconfigurationTests
         for (int generation = 1; generation < Generations; generation++)
         {
             WaitForProgress(sent, 2_000);
-            harness.Configure(Config(generation)); // log4net replaces the root's appenders and closes the old ones
+            reconfigure(generation);
         }
 
         WaitForProgress(sent, 2_000);
@@ -45,8 +80,14 @@ public sealed class ReconfigurationTests
 
         harness.Shutdown();
         Assert.That(errors, Is.Empty, "no log call threw");
+        return sent;
+    }
 
-        // Every file holds each producer's events in order; across the files, each event appears once.
+    /// <summary>Checks that every generation's file holds each producer's events in order and no event appears twice
+    /// across the files.</summary>
+    /// <returns>How many events the files hold.</returns>
+    private static int ReadEveryGeneration(Log4netHarness harness)
+    {
         var seen = new HashSet<(int, int)>();
         for (int generation = 0; generation < Generations; generation++)
         {
@@ -64,59 +105,7 @@ public sealed class ReconfigurationTests
             }
         }
 
-        Assert.That(seen.Count, Is.EqualTo(sent.Sum()), "every event logged reached a file");
-        Assert.That(harness.InternalErrors, Is.Empty);
-    }
-
-    [Test]
-    public void ResetConfiguration_ThenConfigureWhileProducersLog_NothingThrowsOrHangsAndNothingIsWrittenTwice()
-    {
-        using var harness = new Log4netHarness(Config(0));
-        var sent = new int[Producers];
-        var errors = new List<Exception>();
-        using var stop = new ManualResetEventSlim();
-        Thread[] producers = StartProducers(harness, sent, errors, stop);
-
-        for (int generation = 1; generation < Generations; generation++)
-        {
-            WaitForProgress(sent, 2_000);
-            harness.Repository.ResetConfiguration(); // closes the chain; until the next Configure log4net has no appender
-            harness.Configure(Config(generation));
-        }
-
-        WaitForProgress(sent, 2_000);
-        stop.Set();
-        foreach (Thread producer in producers)
-        {
-            Assert.That(producer.Join(TimeSpan.FromSeconds(60)), Is.True, "no producer hangs");
-        }
-
-        harness.Shutdown();
-        Assert.That(errors, Is.Empty, "no log call threw");
-
-        // Events logged while no appender was configured never reached ours; everything ours accepted is in a file once.
-        var seen = new HashSet<(int, int)>();
-        long accepted = 0;
-        for (int generation = 0; generation < Generations; generation++)
-        {
-            var last = new int[Producers];
-            Array.Fill(last, -1);
-            foreach (string line in File.ReadLines(harness.PathOf($"gen{generation}.log")))
-            {
-                string[] parts = line.Split(' ');
-                int producer = int.Parse(parts[0]), sequence = int.Parse(parts[1]);
-                Assert.That(sequence, Is.GreaterThan(last[producer]), $"gen{generation}: producer {producer} in order");
-                last[producer] = sequence;
-                Assert.That(seen.Add((producer, sequence)), Is.True, $"event {producer}/{sequence} written once");
-                accepted++;
-            }
-        }
-
-        Assert.That(accepted, Is.GreaterThan(0).And.LessThanOrEqualTo(sent.Sum()));
-
-        // A thread that read the old appender list just before the reset may still call the closed appender: refused,
-        // and said so; nothing else goes wrong.
-        Assert.That(harness.InternalErrors.Where(e => !e.Contains("after the appender was closed")), Is.Empty);
+        return seen.Count;
     }
 
     private Thread[] StartProducers(Log4netHarness harness, int[] sent, List<Exception> errors, ManualResetEventSlim stop)
