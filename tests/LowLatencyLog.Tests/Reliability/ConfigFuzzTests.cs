@@ -48,17 +48,17 @@ public sealed class ConfigFuzzTests
             {
                 foreach (string value in Invalid.Where(v => !(setting == "fix" && v == "")))
                 {
-                    yield return Case(kind, setting, value, expectError: true);
+                    yield return FuzzText.Case(kind.TypeName, setting, value, expectError: true);
                 }
 
                 for (int i = 0; i < RandomCasesPerSetting; i++)
                 {
-                    yield return Case(kind, setting, RandomText(random), expectError: true);
+                    yield return FuzzText.Case(kind.TypeName, setting, FuzzText.Random(random), expectError: true);
                 }
 
                 foreach (string value in Valid[setting])
                 {
-                    yield return Case(kind, setting, value, expectError: false);
+                    yield return FuzzText.Case(kind.TypeName, setting, value, expectError: false);
                 }
             }
         }
@@ -101,30 +101,5 @@ public sealed class ConfigFuzzTests
                 Assert.That(harness.InternalErrors, Is.Empty, "a valid value is taken without complaint");
             }
         }
-    }
-
-    private static TestCaseData Case(AsyncAppenderKind kind, string setting, string value, bool expectError) =>
-        new TestCaseData(kind.TypeName, setting, value, expectError)
-            .SetName($"{kind.TypeName}.{setting}=\"{Describe(value)}\"");
-
-    /// <summary>Letters, digits, punctuation, XML-looking and non-ASCII characters; always contains a letter that no
-    /// setting accepts at that position, so it is never valid by accident.</summary>
-    private static string RandomText(Random random)
-    {
-        const string pool = "abcxyzQ0123456789 ,|-+.<>&\"'/\\éß中\u00a0";
-        var text = new StringBuilder("Q");
-        int length = random.Next(0, 40);
-        for (int i = 0; i < length; i++)
-        {
-            text.Append(pool[random.Next(pool.Length)]);
-        }
-
-        return random.Next(2) == 0 ? text.ToString() : new string(text.ToString().Reverse().ToArray()) + "Q";
-    }
-
-    private static string Describe(string value)
-    {
-        string shown = new string(value.Select(c => char.IsControl(c) ? '?' : c).Take(24).ToArray());
-        return value.Length > 24 ? shown + $"…({value.Length})" : shown;
     }
 }

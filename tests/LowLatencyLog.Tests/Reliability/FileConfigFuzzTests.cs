@@ -78,17 +78,17 @@ public sealed class FileConfigFuzzTests
                     : Invalid;
                 foreach (string value in invalid)
                 {
-                    yield return Case(typeName, setting, value, expectError: true);
+                    yield return FuzzText.Case(typeName, setting, value, expectError: true);
                 }
 
                 for (int i = 0; i < RandomCasesPerSetting; i++)
                 {
-                    yield return Case(typeName, setting, RandomText(random), expectError: true);
+                    yield return FuzzText.Case(typeName, setting, FuzzText.Random(random), expectError: true);
                 }
 
                 foreach (string value in Valid[setting])
                 {
-                    yield return Case(typeName, setting, value, expectError: false);
+                    yield return FuzzText.Case(typeName, setting, value, expectError: false);
                 }
             }
         }
@@ -145,31 +145,5 @@ public sealed class FileConfigFuzzTests
                 Assert.That(harness.InternalErrors, Is.Empty, "a valid value is taken without complaint");
             }
         }
-    }
-
-    private static TestCaseData Case(string typeName, string setting, string value, bool expectError) =>
-        new TestCaseData(typeName, setting, value, expectError)
-            .SetName($"{typeName}.{setting}=\"{Describe(value)}\"");
-
-    /// <summary>Letters, digits, punctuation, quotes and non-ASCII characters, starting or ending with a letter no
-    /// setting accepts there. As a date pattern it holds no month, day or time letter, so it never changes within a
-    /// month (or is not a format at all): it is invalid for every setting.</summary>
-    private static string RandomText(Random random)
-    {
-        const string pool = "abcxyzQ0123456789 ,|-+.<>&\"'/\\éß中\u00a0";
-        var text = new StringBuilder("Q");
-        int length = random.Next(0, 40);
-        for (int i = 0; i < length; i++)
-        {
-            text.Append(pool[random.Next(pool.Length)]);
-        }
-
-        return random.Next(2) == 0 ? text.ToString() : new string(text.ToString().Reverse().ToArray()) + "Q";
-    }
-
-    private static string Describe(string value)
-    {
-        string shown = new string(value.Select(c => char.IsControl(c) ? '?' : c).Take(24).ToArray());
-        return value.Length > 24 ? shown + $"…({value.Length})" : shown;
     }
 }
