@@ -62,7 +62,13 @@ public static class Program
         BenchmarkDotNet suites (--filter '*Name*', or no argument to pick from a menu):
           EndToEndBenchmarks         log4net end to end through ILog: its file appenders, BCL-queue async baselines, ours
           AlternativesBenchmarks     NLog, Serilog and ZLogger writing the same line, next to log4net's and ours
+          ProducerCostBenchmarks     ns per ILog.Info through each async appender against log4net's floor
+          FixCostBenchmarks          what each fix value costs the logging thread (None, 268, Partial, All, Auto...)
+          LayoutCostBenchmarks       the LOG4J2-930 patterns through BufferedFileAppender
+          FileAppenderBenchmarks     our file appenders against log4net's FileAppender and RollingFileAppender
+          EventBufferWriterBenchmarks  the file appenders' buffer alone
           QueueThroughputBenchmarks  the async engine's queues alone, no log4net
+          SingleProducerRingBenchmarks  the Disruptor ring's single-producer claim against the multi-producer one
 
         Commands:
           --quick [repeats] [csv]                             README table: main cases, 1 and 4 producers, a few minutes

@@ -1,0 +1,132 @@
+using System;
+using System.IO;
+using System.Xml;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Jobs;
+using log4net;
+using log4net.Config;
+using log4net.Repository;
+using LowLatencyLog.Appender;
+
+namespace LowLatencyLog.Benchmarks;
+
+/// <summary>
+/// What the <c>fix</c> setting costs the logging thread: one producer calling <c>ILog.Info(string)</c> through a
+/// <see cref="DisruptorAsyncAppender"/> with each <c>fix</c> value, into a child that renders the standard pattern
+/// (a <see cref="NullAppender"/> with that layout, or a <see cref="RollingBufferedFileAppender"/>). The seed measured
+/// None, 268 (<c>Message, ThreadName, Exception</c>) and All; Partial and Auto are added, and "log4net floor" is the
+/// logger straight into a synchronous <see cref="NullAppender"/> without a layout, the fastest a log call can be.
+/// </summary>
+/// <remarks>
+/// The time is the producer's: the buffer holds every event of an invocation and the iteration cleanup waits for the
+/// worker to drain, so the producer never waits for room. <c>All</c> includes <c>LocationInfo</c> (a stack walk per
+/// event) and <c>Identity</c>/<c>UserName</c>, which is why it is orders of magnitude slower.
+/// </remarks>
+[Config(typeof(Config))]
+[MemoryDiagnoser]
+public class FixCostBenchmarks
+{
+    public const int EventsPerInvocation = 1 << 14;
+    public const string Floor = "log4net floor";
+    private const string Pattern = "%date [%thread] %-5level %logger - %message%newline";
+
+    private ILoggerRepository _repository = null!;
+    private ILog _log = null!;
+    private AsyncForwardingAppender? _async;
+    private string? _folder;
+
+    [Params(Floor, "None", "ThreadName, Exception", "268", "Partial", "All", "Auto")]
+    public string Fix { get; set; } = "";
+
+    [Params("Null", "RollingBufferedFile")]
+    public string Child { get; set; } = "";
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _repository = LogManager.CreateRepository("bench-" + Guid.NewGuid().ToString("N"));
+        _folder = Path.Combine(Path.GetTempPath(), "lll-fix-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(_folder);
+        string file = Path.Combine(_folder, "fix.log");
+        string child = Child == "Null"
+            ? $@"<appender name=""child"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"">
+                   <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{Pattern}"" /></layout>
+                 </appender>"
+            : $@"<appender name=""child"" type=""LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog"">
+                   <file value=""{SecurityElement(file)}"" />
+                   <appendToFile value=""false"" />
+                   <rollingStyle value=""Size"" />
+                   <maximumFileSize value=""1GB"" />
+                   <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{Pattern}"" /></layout>
+                 </appender>";
+        string root = Fix == Floor ? "floor" : "async";
+        var document = new XmlDocument();
+        document.LoadXml($@"<log4net>
+            <appender name=""async"" type=""LowLatencyLog.Appender.DisruptorAsyncAppender, LowLatencyLog"">
+              <bufferSize value=""32768"" />
+              <fix value=""{(Fix == Floor ? "Auto" : Fix)}"" />
+              <appender-ref ref=""child"" />
+            </appender>
+            {child}
+            <appender name=""floor"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />
+            <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
+          </log4net>");
+        XmlConfigurator.Configure(_repository, document.DocumentElement!);
+        _log = LogManager.GetLogger(_repository.Name, "bench.fix");
+        foreach (var appender in _repository.GetAppenders())
+        {
+            _async ??= appender as AsyncForwardingAppender;
+        }
+    }
+
+    [IterationCleanup]
+    public void Drain() => _async?.Flush(60_000);
+
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _repository.Shutdown();
+        if (_folder != null)
+        {
+            try
+            {
+                Directory.Delete(_folder, recursive: true);
+            }
+            catch (IOException)
+            {
+                // A leftover temp folder is not worth failing the run for.
+            }
+        }
+    }
+
+    [Benchmark(OperationsPerInvoke = EventsPerInvocation)]
+    public void Info()
+    {
+        ILog log = _log;
+        for (int i = 0; i < EventsPerInvocation; i++)
+        {
+            log.Info("a constant message");
+        }
+    }
+
+    private static string SecurityElement(string text) => System.Security.SecurityElement.Escape(text)!;
+
+    private sealed class Config : ManualConfig
+    {
+        public Config()
+        {
+            if (!Program.SmokeRun)
+            {
+                // One invocation per iteration, so the cleanup can drain the worker between them.
+                AddJob(Job.Default.WithWarmupCount(2).WithIterationCount(10).WithInvocationCount(1).WithUnrollFactor(1)
+                    .WithLaunchCount(1).WithId("Fix"));
+            }
+
+            AddColumn(StatisticColumn.Median);
+            HideColumns(Column.Error);
+            WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared));
+        }
+    }
+}
