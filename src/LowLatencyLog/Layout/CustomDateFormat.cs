@@ -98,9 +98,9 @@ internal sealed class CustomDateFormat : DateFormat
         return new CustomDateFormat(tokens);
     }
 
-    public override int Render(char[] chars, long ticks)
+    public override int Render(char[] chars, int index, long ticks)
     {
-        int index = 0;
+        int begin = index;
         int segment = 0;
         Token[] tokens = _tokens;
         for (int i = 0; i < tokens.Length; i++)
@@ -136,7 +136,7 @@ internal sealed class CustomDateFormat : DateFormat
                 if (digits == 0)
                 {
                     // .NET drops a decimal point left without digits.
-                    if (index > 0 && chars[index - 1] == '.')
+                    if (index > begin && chars[index - 1] == '.')
                     {
                         index--;
                     }

@@ -22,7 +22,7 @@ internal sealed class DatePart : LayoutPart
 
     private readonly bool _utc;
     private readonly DateFormat _format;
-    private char[] _out = new char[64];
+    private int _maxLength;
 
     // The cached second: its UTC second, the Kind of the UTC stamp, and local minus UTC ticks over that second.
     private long _second = long.MinValue;
@@ -36,7 +36,7 @@ internal sealed class DatePart : LayoutPart
         _utc = utc;
     }
 
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
     {
         DateTime utc = loggingEvent.TimeStampUtc;
         long ticks = utc.Ticks;
@@ -51,9 +51,8 @@ internal sealed class DatePart : LayoutPart
             return; // as log4net: a date that cannot be formatted writes nothing
         }
 
-        char[] chars = _out;
-        int length = _format.Render(chars, time);
-        writer.Write(chars, 0, length);
+        char[] chars = writer.Reserve(_maxLength);
+        writer.SetLength(_format.Render(chars, writer.Length, time));
     }
 
     private bool Miss(LoggingEvent loggingEvent, DateTime utc, long second, out long time)
@@ -68,11 +67,7 @@ internal sealed class DatePart : LayoutPart
                 OffsetAt(second * TimeSpan.TicksPerSecond, utc.Kind) == offset &&
                 OffsetAt(second * TimeSpan.TicksPerSecond + TimeSpan.TicksPerSecond - 1, utc.Kind) == offset);
             _format.BuildSecond(stamp);
-            int needed = _format.MaxLength;
-            if (_out.Length < needed)
-            {
-                _out = new char[needed];
-            }
+            _maxLength = _format.MaxLength;
 
             _second = second;
             _kind = utc.Kind;
@@ -109,14 +104,18 @@ internal abstract class DateFormat
         Build(time);
     }
 
-    /// <summary>Writes the date of <paramref name="ticks"/> (in the second last built) at the start of <paramref name="chars"/>; returns the length.</summary>
-    public abstract int Render(char[] chars, long ticks);
+    /// <summary>Writes the date of <paramref name="ticks"/> (in the second last built) at <paramref name="index"/>; returns the new index.</summary>
+    public abstract int Render(char[] chars, int index, long ticks);
 
     protected abstract void Build(DateTime time);
 
     protected int CopyText(int start, int length, char[] chars, int index)
     {
+#if NET8_0_OR_GREATER
+        _text.AsSpan(start, length).CopyTo(chars.AsSpan(index));
+#else
         Array.Copy(_text, start, chars, index, length);
+#endif
         return index + length;
     }
 
@@ -174,11 +173,15 @@ internal sealed class Log4netDateFormat : DateFormat
 
     public override int MaxLength => TextLength + 4;
 
-    public override int Render(char[] chars, long ticks)
+    public override int Render(char[] chars, int index, long ticks)
     {
-        int index = CopyText(0, TextLength, chars, 0);
-        chars[index++] = ',';
-        return Digits.WritePadded(chars, index, (int)(ticks / TimeSpan.TicksPerMillisecond % 1000), 3);
+        index = CopyText(0, TextLength, chars, index);
+        int millis = (int)(ticks / TimeSpan.TicksPerMillisecond % 1000);
+        chars[index] = ',';
+        chars[index + 1] = (char)('0' + millis / 100);
+        chars[index + 2] = (char)('0' + millis / 10 % 10);
+        chars[index + 3] = (char)('0' + millis % 10);
+        return index + 4;
     }
 
     protected override void Build(DateTime time)

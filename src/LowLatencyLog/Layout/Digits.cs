@@ -22,17 +22,16 @@ internal static class Digits
         return end;
     }
 
-    /// <summary>Writes a whole number (sign included) at the start of <paramref name="chars"/>; returns its length.</summary>
-    public static int WriteInt64(long value, char[] chars)
+    /// <summary>Writes a whole number (sign included) at <paramref name="index"/>; returns the new index.</summary>
+    public static int WriteInt64(long value, char[] chars, int index)
     {
         if (value == long.MinValue)
         {
             const string min = "-9223372036854775808";
-            min.CopyTo(0, chars, 0, min.Length);
-            return min.Length;
+            min.CopyTo(0, chars, index, min.Length);
+            return index + min.Length;
         }
 
-        int index = 0;
         if (value < 0)
         {
             chars[index++] = '-';

@@ -11,35 +11,61 @@ namespace LowLatencyLog.Layout;
 /// </summary>
 internal abstract class LayoutPart
 {
-    public abstract void Write(TextWriter writer, LoggingEvent loggingEvent);
+    protected LayoutPart(PartKind kind = PartKind.Other) => Kind = kind;
+
+    /// <summary>Lets <see cref="CompiledLayout"/> write the commonest parts without a virtual call.</summary>
+    public PartKind Kind { get; }
+
+    public abstract void Write(LayoutBuffer writer, LoggingEvent loggingEvent);
+}
+
+internal enum PartKind : byte
+{
+    Other,
+    Literal,
+    Message,
+    Level,
+    Thread,
+    Logger,
 }
 
 /// <summary>Literal text, <c>%%</c> and <c>%newline</c> (log4net merges neighbouring literals into one).</summary>
 internal sealed class LiteralPart : LayoutPart
 {
-    private readonly string? _text;
+    public LiteralPart(string? text)
+        : base(PartKind.Literal) => Text = text;
 
-    public LiteralPart(string? text) => _text = text;
+    public string? Text { get; }
 
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent) => writer.Write(_text);
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Append(Text);
 }
 
 /// <summary><c>%level</c>: the level's display name.</summary>
 internal sealed class LevelPart : LayoutPart
 {
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.Level?.DisplayName);
+    public LevelPart()
+        : base(PartKind.Level)
+    {
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.Level?.DisplayName);
 }
 
 /// <summary><c>%thread</c>: the thread's name, or its id when it has none (log4net decides and caches it).</summary>
 internal sealed class ThreadPart : LayoutPart
 {
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.ThreadName);
+    public ThreadPart()
+        : base(PartKind.Thread)
+    {
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.ThreadName);
 }
 
 /// <summary><c>%appdomain</c>: the event's domain name.</summary>
 internal sealed class AppDomainPart : LayoutPart
 {
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.Domain);
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.Domain);
 }
 
 /// <summary>
@@ -48,13 +74,29 @@ internal sealed class AppDomainPart : LayoutPart
 /// </summary>
 internal sealed class MessagePart : LayoutPart
 {
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent) => loggingEvent.WriteRenderedMessage(writer);
+    public MessagePart()
+        : base(PartKind.Message)
+    {
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        // A string message object is what WriteRenderedMessage writes (a rendered copy of it, if any, is the same string).
+        if (loggingEvent.MessageObject is string message)
+        {
+            writer.Write(message);
+        }
+        else
+        {
+            loggingEvent.WriteRenderedMessage(writer);
+        }
+    }
 }
 
 /// <summary><c>%exception</c> without an option: the exception text and a newline, nothing when there is none.</summary>
 internal sealed class ExceptionPart : LayoutPart
 {
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
     {
         string? text = loggingEvent.GetExceptionString();
         if (!string.IsNullOrEmpty(text))
@@ -71,7 +113,7 @@ internal sealed class PropertyPart : LayoutPart
 
     public PropertyPart(string key) => _key = key;
 
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
     {
         object? value = loggingEvent.LookupProperty(_key);
         if (loggingEvent.Repository is { } repository)
@@ -104,14 +146,14 @@ internal sealed class LoggerPart : LayoutPart
     private const string Dot = ".";
 
     private readonly int _precision;
-    private char[] _chars = new char[128];
     private string? _lastName;
     private int _lastStart;
     private int _lastCount;
 
-    public LoggerPart(int precision) => _precision = precision;
+    public LoggerPart(int precision)
+        : base(precision <= 0 ? PartKind.Logger : PartKind.Other) => _precision = precision;
 
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
     {
         string? name = loggingEvent.LoggerName;
         if (_precision <= 0 || name is null || name.Length < 2)
@@ -140,13 +182,9 @@ internal sealed class LoggerPart : LayoutPart
             return;
         }
 
-        if (_chars.Length < count)
-        {
-            _chars = new char[Math.Max(count, _chars.Length * 2)];
-        }
-
-        name.CopyTo(start, _chars, 0, count); // the kept parts, and the trailing dot right after them
-        writer.Write(_chars, 0, count);
+        char[] chars = writer.Reserve(count);
+        name.CopyTo(start, chars, writer.Length, count); // the kept parts, and the trailing dot right after them
+        writer.Advance(count);
     }
 
     private static void Cut(string name, int precision, out int start, out int count)
@@ -210,13 +248,11 @@ internal sealed class LoggerPart : LayoutPart
 /// </summary>
 internal sealed class RelativeTimePart : LayoutPart
 {
-    private readonly char[] _digits = new char[24];
-
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
     {
         long value = (long)(loggingEvent.TimeStampUtc.ToUniversalTime() - LoggingEvent.StartTimeUtc.ToUniversalTime()).TotalMilliseconds;
-        int length = Digits.WriteInt64(value, _digits);
-        writer.Write(_digits, 0, length);
+        char[] chars = writer.Reserve(24);
+        writer.SetLength(Digits.WriteInt64(value, chars, writer.Length));
     }
 }
 
@@ -225,7 +261,7 @@ internal sealed class RelativeTimePart : LayoutPart
 /// </summary>
 internal sealed class SimpleLayoutPart : LayoutPart
 {
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
     {
         if (loggingEvent.Level is { } level)
         {
@@ -239,19 +275,16 @@ internal sealed class SimpleLayoutPart : LayoutPart
 }
 
 /// <summary>
-/// A converter with width or truncation modifiers (<c>%-5level</c>, <c>%20.30logger</c>): rendered into a scratch
-/// writer, then the last <c>max</c> chars are kept (log4net truncates from the left) and spaces pad it to <c>min</c>,
-/// on the right when left-aligned.
+/// A converter with width or truncation modifiers (<c>%-5level</c>, <c>%20.30logger</c>): rendered in place, then the
+/// last <c>max</c> chars are kept (log4net truncates from the left) and spaces pad it to <c>min</c>, on the right when
+/// left-aligned.
 /// </summary>
 internal sealed class PaddedPart : LayoutPart
 {
-    private static readonly char[] Spaces = "                                ".ToCharArray();
-
     private readonly LayoutPart _inner;
     private readonly int _min;
     private readonly int _max;
     private readonly bool _leftAlign;
-    private readonly ScratchWriter _scratch = new ScratchWriter();
 
     public PaddedPart(LayoutPart inner, int min, int max, bool leftAlign)
     {
@@ -261,42 +294,10 @@ internal sealed class PaddedPart : LayoutPart
         _leftAlign = leftAlign;
     }
 
-    public override void Write(TextWriter writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
     {
-        ScratchWriter scratch = _scratch;
-        scratch.Reset();
-        _inner.Write(scratch, loggingEvent);
-        int length = scratch.Length;
-        int start = 0;
-        if (length > _max)
-        {
-            start = length - _max;
-            length = _max;
-        }
-
-        if (length >= _min)
-        {
-            writer.Write(scratch.Chars, start, length);
-        }
-        else if (_leftAlign)
-        {
-            writer.Write(scratch.Chars, start, length);
-            Pad(writer, _min - length);
-        }
-        else
-        {
-            Pad(writer, _min - length);
-            writer.Write(scratch.Chars, start, length);
-        }
-    }
-
-    private static void Pad(TextWriter writer, int count)
-    {
-        while (count > 0)
-        {
-            int n = Math.Min(count, Spaces.Length);
-            writer.Write(Spaces, 0, n);
-            count -= n;
-        }
+        int start = writer.BeginCapture();
+        _inner.Write(writer, loggingEvent);
+        writer.EndCapture(start, _min, _max, _leftAlign);
     }
 }
