@@ -130,7 +130,9 @@ internal static class LayoutCompiler
             return part;
         }
 
-        return new PaddedPart(part, formatting.Min, formatting.Max, formatting.LeftAlign);
+        return part is LevelPart
+            ? new PaddedLevelPart(formatting.Min, formatting.Max, formatting.LeftAlign)
+            : new PaddedPart(part, formatting.Min, formatting.Max, formatting.LeftAlign);
     }
 
     private static string UnsupportedOption(Type type, string? option)

@@ -301,3 +301,49 @@ internal sealed class PaddedPart : LayoutPart
         writer.EndCapture(start, _min, _max, _leftAlign);
     }
 }
+
+/// <summary>
+/// A padded <c>%level</c> (<c>%-5level</c>): levels are few and their names fixed, so each level's padded text is made
+/// once (by the same cut-and-pad rule) and then written like a literal.
+/// </summary>
+internal sealed class PaddedLevelPart : LayoutPart
+{
+    private const int Remembered = 16;
+
+    private readonly int _min;
+    private readonly int _max;
+    private readonly bool _leftAlign;
+    private readonly Level?[] _levels = new Level?[Remembered];
+    private readonly string?[] _texts = new string?[Remembered];
+    private int _count;
+
+    public PaddedLevelPart(int min, int max, bool leftAlign)
+    {
+        _min = min;
+        _max = max;
+        _leftAlign = leftAlign;
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        Level? level = loggingEvent.Level;
+        for (int i = 0; i < _count; i++)
+        {
+            if (ReferenceEquals(_levels[i], level))
+            {
+                writer.Append(_texts[i]);
+                return;
+            }
+        }
+
+        int start = writer.BeginCapture();
+        writer.Append(level?.DisplayName);
+        writer.EndCapture(start, _min, _max, _leftAlign);
+        if (_count < Remembered)
+        {
+            _texts[_count] = new string(writer.Chars, start, writer.Length - start);
+            _levels[_count] = level;
+            _count++;
+        }
+    }
+}
