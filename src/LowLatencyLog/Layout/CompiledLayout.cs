@@ -71,7 +71,7 @@ internal sealed class CompiledLayout
             switch (part.Kind)
             {
                 case PartKind.Literal:
-                    buffer.Append(((LiteralPart)part).Text);
+                    buffer.Append(part.Text);
                     break;
                 case PartKind.Message:
                     if (loggingEvent.MessageObject is string message)
@@ -111,7 +111,7 @@ internal sealed class CompiledLayout
             switch (part.Kind)
             {
                 case PartKind.Literal:
-                    writer.Write(((LiteralPart)part).Text);
+                    writer.Write(part.Text);
                     break;
                 case PartKind.Message:
                     if (loggingEvent.MessageObject is string message)

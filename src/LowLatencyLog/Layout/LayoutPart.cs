@@ -11,10 +11,17 @@ namespace LowLatencyLog.Layout;
 /// </summary>
 internal abstract class LayoutPart
 {
-    protected LayoutPart(PartKind kind = PartKind.Other) => Kind = kind;
+    protected LayoutPart(PartKind kind = PartKind.Other, string? text = null)
+    {
+        Kind = kind;
+        Text = text;
+    }
 
     /// <summary>Lets <see cref="CompiledLayout"/> write the commonest parts without a virtual call.</summary>
     public PartKind Kind { get; }
+
+    /// <summary>A literal's text (null for other parts), read without a cast.</summary>
+    public string? Text { get; }
 
     public abstract void Write(LayoutBuffer writer, LoggingEvent loggingEvent);
 }
@@ -33,9 +40,9 @@ internal enum PartKind : byte
 internal sealed class LiteralPart : LayoutPart
 {
     public LiteralPart(string? text)
-        : base(PartKind.Literal) => Text = text;
-
-    public string? Text { get; }
+        : base(PartKind.Literal, text)
+    {
+    }
 
     public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Append(Text);
 }
