@@ -17,7 +17,8 @@ namespace LowLatencyLog.Benchmarks;
 /// The file appenders alone, on one thread: each invocation appends 1,000,000 events (a ring of 1,024 prepared events,
 /// through <c>DoAppend</c>, no logger) to a fresh file. log4net's <see cref="FileAppender"/> (immediateFlush false, the
 /// baseline, and true), its <see cref="RollingFileAppender"/>, ours (single events, batches of 256 as an async appender
-/// delivers them, and rolling), and the floor: the same bytes, encoded beforehand, written through a plain
+/// delivers them, and rolling; all through the fast layout path, and single events once more through the layout with
+/// <c>fastLayout=false</c>), and the floor: the same bytes, encoded beforehand, written through a plain
 /// <see cref="FileStream"/> with a 64 KB buffer. Opening and closing the file are outside the measurement.
 /// </summary>
 [Config(typeof(Config))]
@@ -69,6 +70,9 @@ public class FileAppenderBenchmarks
     [IterationSetup(Targets = new[] { nameof(Ours_Single), nameof(Ours_Batch256) })]
     public void SetupOurs() => Open(new BufferedFileAppender());
 
+    [IterationSetup(Target = nameof(Ours_Single_LayoutPath))]
+    public void SetupOursLayoutPath() => Open(new BufferedFileAppender { FastLayout = "false" });
+
     [IterationSetup(Target = nameof(OursRolling_Single))]
     public void SetupOursRolling() => Open(new RollingBufferedFileAppender { MaximumFileSize = "1GB" });
 
@@ -103,6 +107,10 @@ public class FileAppenderBenchmarks
 
     [Benchmark(OperationsPerInvoke = Events)]
     public void Ours_Single() => AppendSingles();
+
+    /// <summary>Ours with <c>fastLayout=false</c>: the same file, rendered through <see cref="PatternLayout"/>.</summary>
+    [Benchmark(OperationsPerInvoke = Events)]
+    public void Ours_Single_LayoutPath() => AppendSingles();
 
     [Benchmark(OperationsPerInvoke = Events)]
     public void Ours_Batch256()

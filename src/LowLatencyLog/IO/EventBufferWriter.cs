@@ -174,11 +174,32 @@ internal sealed class EventBufferWriter : TextWriter
             }
 
             int n = Math.Min(count, CharCapacity - _charCount);
+#if NET8_0_OR_GREATER
+            buffer.AsSpan(index, n).CopyTo(_chars.AsSpan(_charCount));
+#else
             Array.Copy(buffer, index, _chars, _charCount, n);
+#endif
             _charCount += n;
             index += n;
             count -= n;
         }
+    }
+
+    /// <summary>Appends chars the caller owns (the fast layout's assembled event): no argument checks on the short path.</summary>
+    public void Append(char[] chars, int count)
+    {
+        if (count <= CharCapacity - _charCount)
+        {
+#if NET8_0_OR_GREATER
+            chars.AsSpan(0, count).CopyTo(_chars.AsSpan(_charCount));
+#else
+            Array.Copy(chars, 0, _chars, _charCount, count);
+#endif
+            _charCount += count;
+            return;
+        }
+
+        Write(chars, 0, count);
     }
 
     public override void Write(string? value)

@@ -1,0 +1,139 @@
+using System;
+using System.IO;
+using log4net.Core;
+using log4net.Layout;
+using LowLatencyLog.IO;
+
+namespace LowLatencyLog.Layout;
+
+/// <summary>
+/// A <see cref="PatternLayout"/> or <see cref="SimpleLayout"/> compiled into parts that write straight into the file
+/// appender's writer, in place of <see cref="ILayout.Format"/>. Not thread-safe: the appender renders under its lock.
+/// </summary>
+internal sealed class CompiledLayout
+{
+    private readonly ILayout _layout;
+    private readonly LayoutPart[] _parts;
+    private readonly LayoutBuffer _buffer = new LayoutBuffer();
+
+    // Every part is a plain string (literal, message, level, thread, logger): written straight to the writer, as
+    // log4net would, with direct calls and no assembly buffer.
+    private readonly bool _direct;
+
+    public CompiledLayout(ILayout layout, LayoutPart[] parts, string description)
+    {
+        _layout = layout;
+        _parts = parts;
+        _direct = Array.TrueForAll(parts, p => p.Kind != PartKind.Other);
+        Description = description;
+    }
+
+    /// <summary>What was compiled, for the internal debug line.</summary>
+    public string Description { get; }
+
+    /// <summary>
+    /// Renders as <c>AppenderSkeleton.RenderLoggingEvent(TextWriter, LoggingEvent)</c> does: the layout, then the
+    /// exception text and a newline when the layout ignores exceptions and the event has one.
+    /// </summary>
+    public void Render(TextWriter writer, LoggingEvent loggingEvent)
+    {
+        if (_layout.IgnoresException)
+        {
+            string? exception = loggingEvent.GetExceptionString();
+            if (!string.IsNullOrEmpty(exception))
+            {
+                Format(writer, loggingEvent);
+                writer.WriteLine(exception);
+                return;
+            }
+        }
+
+        Format(writer, loggingEvent);
+    }
+
+    private void Format(TextWriter writer, LoggingEvent loggingEvent)
+    {
+        if (_direct && writer is EventBufferWriter events)
+        {
+            FormatDirect(events, loggingEvent);
+            return;
+        }
+
+        // No try/finally: after an exception the appender drops the event, and Begin resets the buffer.
+        LayoutBuffer buffer = _buffer;
+        buffer.Begin(writer);
+        LayoutPart[] parts = _parts;
+        for (int i = 0; i < parts.Length; i++)
+        {
+            LayoutPart part = parts[i];
+
+            // The commonest parts are written here, without a virtual call each.
+            switch (part.Kind)
+            {
+                case PartKind.Literal:
+                    buffer.Append(part.Text);
+                    break;
+                case PartKind.Message:
+                    if (loggingEvent.MessageObject is string message)
+                    {
+                        buffer.Append(message);
+                    }
+                    else
+                    {
+                        loggingEvent.WriteRenderedMessage(buffer);
+                    }
+
+                    break;
+                case PartKind.Level:
+                    buffer.Append(loggingEvent.Level?.DisplayName);
+                    break;
+                case PartKind.Thread:
+                    buffer.Append(loggingEvent.ThreadName);
+                    break;
+                case PartKind.Logger:
+                    buffer.Append(loggingEvent.LoggerName);
+                    break;
+                default:
+                    part.Write(buffer, loggingEvent);
+                    break;
+            }
+        }
+
+        buffer.End();
+    }
+
+    private void FormatDirect(EventBufferWriter writer, LoggingEvent loggingEvent)
+    {
+        LayoutPart[] parts = _parts;
+        for (int i = 0; i < parts.Length; i++)
+        {
+            LayoutPart part = parts[i];
+            switch (part.Kind)
+            {
+                case PartKind.Literal:
+                    writer.Write(part.Text);
+                    break;
+                case PartKind.Message:
+                    if (loggingEvent.MessageObject is string message)
+                    {
+                        writer.Write(message);
+                    }
+                    else
+                    {
+                        loggingEvent.WriteRenderedMessage(writer);
+                    }
+
+                    break;
+                case PartKind.Level:
+                    writer.Write(loggingEvent.Level?.DisplayName);
+                    break;
+                case PartKind.Thread:
+                    writer.Write(loggingEvent.ThreadName);
+                    break;
+                default:
+                    writer.Write(loggingEvent.LoggerName);
+                    break;
+            }
+        }
+    }
+}

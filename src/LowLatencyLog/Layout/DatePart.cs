@@ -1,0 +1,215 @@
+using System;
+using System.IO;
+using log4net.Core;
+using log4net.Util;
+
+namespace LowLatencyLog.Layout;
+
+/// <summary>
+/// <c>%date</c> (local time) and <c>%utcdate</c>. The text of the event's second is built once and reused for every
+/// event in the same second; only the fraction (milliseconds, or the <c>f</c>/<c>F</c> digits of a custom format) is
+/// written per event, by hand.
+/// </summary>
+/// <remarks>
+/// <para>The cache is keyed on the event's UTC second and the local time is derived from it with an offset that was
+/// checked to hold over that whole second, so a DST change or midnight never reuses a stale text: the date text is
+/// always built from the very <see cref="DateTime"/> log4net's converter formats (<see cref="LoggingEvent.TimeStamp"/>
+/// or <see cref="LoggingEvent.TimeStampUtc"/>). A second in which the offset changes is not cached.</para>
+/// </remarks>
+internal sealed class DatePart : LayoutPart
+{
+    private static readonly Type DeclaringType = typeof(DatePart);
+
+    private readonly bool _utc;
+    private readonly DateFormat _format;
+    private int _maxLength;
+
+    // The cached second: its UTC second, the Kind of the UTC stamp, and local minus UTC ticks over that second.
+    private long _second = long.MinValue;
+    private DateTimeKind _kind;
+    private long _offset;
+    private bool _valid;
+
+    public DatePart(DateFormat format, bool utc)
+    {
+        _format = format;
+        _utc = utc;
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        DateTime utc = loggingEvent.TimeStampUtc;
+        long ticks = utc.Ticks;
+        long second = ticks / TimeSpan.TicksPerSecond;
+        long time;
+        if (second == _second && utc.Kind == _kind && _valid)
+        {
+            time = ticks + _offset;
+        }
+        else if (!Miss(loggingEvent, utc, second, out time))
+        {
+            return; // as log4net: a date that cannot be formatted writes nothing
+        }
+
+        char[] chars = writer.Reserve(_maxLength);
+        writer.SetLength(_format.Render(chars, writer.Length, time));
+    }
+
+    private bool Miss(LoggingEvent loggingEvent, DateTime utc, long second, out long time)
+    {
+        _valid = false;
+        try
+        {
+            DateTime stamp = _utc ? utc : loggingEvent.TimeStamp;
+            time = stamp.Ticks;
+            long offset = time - utc.Ticks;
+            bool valid = _utc || (offset % TimeSpan.TicksPerSecond == 0 &&
+                OffsetAt(second * TimeSpan.TicksPerSecond, utc.Kind) == offset &&
+                OffsetAt(second * TimeSpan.TicksPerSecond + TimeSpan.TicksPerSecond - 1, utc.Kind) == offset);
+            _format.BuildSecond(stamp);
+            _maxLength = _format.MaxLength;
+
+            _second = second;
+            _kind = utc.Kind;
+            _offset = offset;
+            _valid = valid;
+            return true;
+        }
+        catch (Exception ex)
+        {
+            LogLog.Error(DeclaringType, "Error occurred while converting date.", ex);
+            time = 0;
+            return false;
+        }
+    }
+
+    private static long OffsetAt(long utcTicks, DateTimeKind kind) => new DateTime(utcTicks, kind).ToLocalTime().Ticks - utcTicks;
+}
+
+/// <summary>How a date is written: the part that changes once a second, built by <see cref="BuildSecond"/>, and the rest.</summary>
+internal abstract class DateFormat
+{
+    private char[] _text = new char[64];
+    private int _textLength;
+
+    /// <summary>The most chars <see cref="Render"/> writes for the second last built.</summary>
+    public abstract int MaxLength { get; }
+
+    protected int TextLength => _textLength;
+
+    /// <summary>Builds the text that holds for the whole second of <paramref name="time"/>.</summary>
+    public void BuildSecond(DateTime time)
+    {
+        _textLength = 0;
+        Build(time);
+    }
+
+    /// <summary>Writes the date of <paramref name="ticks"/> (in the second last built) at <paramref name="index"/>; returns the new index.</summary>
+    public abstract int Render(char[] chars, int index, long ticks);
+
+    protected abstract void Build(DateTime time);
+
+    protected int CopyText(int start, int length, char[] chars, int index)
+    {
+#if NET8_0_OR_GREATER
+        _text.AsSpan(start, length).CopyTo(chars.AsSpan(index));
+#else
+        Array.Copy(_text, start, chars, index, length);
+#endif
+        return index + length;
+    }
+
+    protected void Append(char c)
+    {
+        Ensure(1);
+        _text[_textLength++] = c;
+    }
+
+    protected void Append(string? s)
+    {
+        if (s == null)
+        {
+            return;
+        }
+
+        Ensure(s.Length);
+        s.CopyTo(0, _text, _textLength, s.Length);
+        _textLength += s.Length;
+    }
+
+    /// <summary>A non-negative number, zero-padded to <paramref name="width"/> digits (1: no padding).</summary>
+    protected void AppendNumber(int value, int width)
+    {
+        Ensure(Math.Max(width, 10));
+        _textLength = Digits.WritePadded(_text, _textLength, value, width);
+    }
+
+    private void Ensure(int count)
+    {
+        if (_text.Length - _textLength < count)
+        {
+            Array.Resize(ref _text, Math.Max(_text.Length * 2, _textLength + count));
+        }
+    }
+}
+
+/// <summary>
+/// log4net's own formatters: <c>ISO8601</c> (<c>yyyy-MM-dd HH:mm:ss,fff</c>, also the default), <c>ABSOLUTE</c>
+/// (<c>HH:mm:ss,fff</c>) and <c>DATE</c> (<c>dd MMM yyyy HH:mm:ss,fff</c>, invariant month names). As in log4net the
+/// year is not padded and the milliseconds follow a comma.
+/// </summary>
+internal sealed class Log4netDateFormat : DateFormat
+{
+    public enum Kind
+    {
+        Iso8601,
+        Absolute,
+        Date,
+    }
+
+    private readonly Kind _kind;
+
+    public Log4netDateFormat(Kind kind) => _kind = kind;
+
+    public override int MaxLength => TextLength + 4;
+
+    public override int Render(char[] chars, int index, long ticks)
+    {
+        index = CopyText(0, TextLength, chars, index);
+        int millis = (int)(ticks / TimeSpan.TicksPerMillisecond % 1000);
+        chars[index] = ',';
+        chars[index + 1] = (char)('0' + millis / 100);
+        chars[index + 2] = (char)('0' + millis / 10 % 10);
+        chars[index + 3] = (char)('0' + millis % 10);
+        return index + 4;
+    }
+
+    protected override void Build(DateTime time)
+    {
+        switch (_kind)
+        {
+            case Kind.Iso8601:
+                AppendNumber(time.Year, 1);
+                Append('-');
+                AppendNumber(time.Month, 2);
+                Append('-');
+                AppendNumber(time.Day, 2);
+                Append(' ');
+                break;
+            case Kind.Date:
+                AppendNumber(time.Day, 2);
+                Append(' ');
+                Append(System.Globalization.DateTimeFormatInfo.InvariantInfo.GetAbbreviatedMonthName(time.Month));
+                Append(' ');
+                AppendNumber(time.Year, 1);
+                Append(' ');
+                break;
+        }
+
+        AppendNumber(time.Hour, 2);
+        Append(':');
+        AppendNumber(time.Minute, 2);
+        Append(':');
+        AppendNumber(time.Second, 2);
+    }
+}

@@ -1,0 +1,356 @@
+using System;
+using System.IO;
+using log4net.Core;
+using log4net.Util;
+
+namespace LowLatencyLog.Layout;
+
+/// <summary>
+/// One compiled piece of a conversion pattern: writes what the matching log4net converter writes, through the same
+/// calls on the writer where the text comes from log4net (message, renderers), by hand where it is plain data.
+/// </summary>
+internal abstract class LayoutPart
+{
+    protected LayoutPart(PartKind kind = PartKind.Other, string? text = null)
+    {
+        Kind = kind;
+        Text = text;
+    }
+
+    /// <summary>Lets <see cref="CompiledLayout"/> write the commonest parts without a virtual call.</summary>
+    public PartKind Kind { get; }
+
+    /// <summary>A literal's text (null for other parts), read without a cast.</summary>
+    public string? Text { get; }
+
+    public abstract void Write(LayoutBuffer writer, LoggingEvent loggingEvent);
+}
+
+internal enum PartKind : byte
+{
+    Other,
+    Literal,
+    Message,
+    Level,
+    Thread,
+    Logger,
+}
+
+/// <summary>Literal text, <c>%%</c> and <c>%newline</c> (log4net merges neighbouring literals into one).</summary>
+internal sealed class LiteralPart : LayoutPart
+{
+    public LiteralPart(string? text)
+        : base(PartKind.Literal, text)
+    {
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Append(Text);
+}
+
+/// <summary><c>%level</c>: the level's display name.</summary>
+internal sealed class LevelPart : LayoutPart
+{
+    public LevelPart()
+        : base(PartKind.Level)
+    {
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.Level?.DisplayName);
+}
+
+/// <summary><c>%thread</c>: the thread's name, or its id when it has none (log4net decides and caches it).</summary>
+internal sealed class ThreadPart : LayoutPart
+{
+    public ThreadPart()
+        : base(PartKind.Thread)
+    {
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.ThreadName);
+}
+
+/// <summary><c>%appdomain</c>: the event's domain name.</summary>
+internal sealed class AppDomainPart : LayoutPart
+{
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.Domain);
+}
+
+/// <summary>
+/// <c>%message</c>: log4net's own <see cref="LoggingEvent.WriteRenderedMessage"/>, which writes a string message as it
+/// is (no allocation) and sends other objects (<c>SystemStringFormat</c> included) through the repository's renderers.
+/// </summary>
+internal sealed class MessagePart : LayoutPart
+{
+    public MessagePart()
+        : base(PartKind.Message)
+    {
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        // A string message object is what WriteRenderedMessage writes (a rendered copy of it, if any, is the same string).
+        if (loggingEvent.MessageObject is string message)
+        {
+            writer.Write(message);
+        }
+        else
+        {
+            loggingEvent.WriteRenderedMessage(writer);
+        }
+    }
+}
+
+/// <summary><c>%exception</c> without an option: the exception text and a newline, nothing when there is none.</summary>
+internal sealed class ExceptionPart : LayoutPart
+{
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        string? text = loggingEvent.GetExceptionString();
+        if (!string.IsNullOrEmpty(text))
+        {
+            writer.WriteLine(text);
+        }
+    }
+}
+
+/// <summary><c>%property{key}</c>, <c>%P{key}</c>, <c>%X{key}</c>, <c>%mdc{key}</c> and <c>%ndc</c> (the <c>NDC</c> property).</summary>
+internal sealed class PropertyPart : LayoutPart
+{
+    private readonly string _key;
+
+    public PropertyPart(string key) => _key = key;
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        object? value = loggingEvent.LookupProperty(_key);
+        if (loggingEvent.Repository is { } repository)
+        {
+            // The repository's renderers decide the text of a non-string value, as for log4net's converter.
+            repository.RendererMap.FindAndRender(value, writer);
+        }
+        else if (value is null)
+        {
+            writer.Write(SystemInfo.NullText);
+        }
+        else
+        {
+            writer.Write(value.ToString());
+        }
+    }
+}
+
+/// <summary>
+/// <c>%logger</c> / <c>%c</c>, with log4net's precision rule: <c>{n}</c> keeps the last n dot-separated parts, a
+/// trailing dot is kept after them.
+/// </summary>
+/// <remarks>
+/// log4net finds the dots with culture-sensitive string searches. For a name of printable ASCII that is the same as
+/// an ordinal search, so such names are cut by hand, written from their chars and the cut remembered for the last
+/// name seen; any other name takes log4net's own calls (and their substrings), so the text is the same in every case.
+/// </remarks>
+internal sealed class LoggerPart : LayoutPart
+{
+    private const string Dot = ".";
+
+    private readonly int _precision;
+    private string? _lastName;
+    private int _lastStart;
+    private int _lastCount;
+
+    public LoggerPart(int precision)
+        : base(precision <= 0 ? PartKind.Logger : PartKind.Other) => _precision = precision;
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        string? name = loggingEvent.LoggerName;
+        if (_precision <= 0 || name is null || name.Length < 2)
+        {
+            writer.Write(name);
+            return;
+        }
+
+        if (!ReferenceEquals(name, _lastName))
+        {
+            if (!IsPrintableAscii(name))
+            {
+                writer.Write(CultureSensitiveCut(name, _precision));
+                return;
+            }
+
+            Cut(name, _precision, out _lastStart, out _lastCount);
+            _lastName = name;
+        }
+
+        int start = _lastStart;
+        int count = _lastCount;
+        if (start == 0 && count == name.Length)
+        {
+            writer.Write(name);
+            return;
+        }
+
+        char[] chars = writer.Reserve(count);
+        name.CopyTo(start, chars, writer.Length, count); // the kept parts, and the trailing dot right after them
+        writer.Advance(count);
+    }
+
+    private static void Cut(string name, int precision, out int start, out int count)
+    {
+        int length = name.Length;
+        bool trailingDot = name[length - 1] == '.';
+        if (trailingDot)
+        {
+            length--;
+        }
+
+        int end = name.LastIndexOf('.', length - 1);
+        for (int i = 1; end > 0 && i < precision; i++)
+        {
+            end = name.LastIndexOf('.', end - 1);
+        }
+
+        start = end + 1; // end == -1: the whole name
+        count = length - start + (trailingDot ? 1 : 0);
+    }
+
+    private static string CultureSensitiveCut(string name, int precision)
+    {
+        int length = name.Length;
+        string trailingDot = string.Empty;
+#pragma warning disable CA1310, CA1307 // the culture-sensitive overloads log4net calls, on purpose
+        if (name.EndsWith(Dot))
+        {
+            trailingDot = Dot;
+            name = name.Substring(0, length - 1);
+            length--;
+        }
+
+        int end = name.LastIndexOf(Dot);
+#pragma warning restore CA1310, CA1307
+        for (int i = 1; end > 0 && i < precision; i++)
+        {
+            end = name.LastIndexOf('.', end - 1);
+        }
+
+        return end == -1 ? name + trailingDot : name.Substring(end + 1, length - end - 1) + trailingDot;
+    }
+
+    private static bool IsPrintableAscii(string name)
+    {
+        foreach (char c in name)
+        {
+            if (c < ' ' || c > '~')
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+}
+
+/// <summary>
+/// <c>%timestamp</c> / <c>%r</c>: milliseconds since log4net's start, computed as log4net computes it and written
+/// with invariant digits.
+/// </summary>
+internal sealed class RelativeTimePart : LayoutPart
+{
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        long value = (long)(loggingEvent.TimeStampUtc.ToUniversalTime() - LoggingEvent.StartTimeUtc.ToUniversalTime()).TotalMilliseconds;
+        char[] chars = writer.Reserve(24);
+        writer.SetLength(Digits.WriteInt64(value, chars, writer.Length));
+    }
+}
+
+/// <summary>
+/// <see cref="log4net.Layout.SimpleLayout"/>: <c>LEVEL - message</c> and the writer's newline (no level, no prefix).
+/// </summary>
+internal sealed class SimpleLayoutPart : LayoutPart
+{
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        if (loggingEvent.Level is { } level)
+        {
+            writer.Write(level.DisplayName);
+            writer.Write(" - ");
+        }
+
+        loggingEvent.WriteRenderedMessage(writer);
+        writer.WriteLine();
+    }
+}
+
+/// <summary>
+/// A converter with width or truncation modifiers (<c>%-5level</c>, <c>%20.30logger</c>): rendered in place, then the
+/// last <c>max</c> chars are kept (log4net truncates from the left) and spaces pad it to <c>min</c>, on the right when
+/// left-aligned.
+/// </summary>
+internal sealed class PaddedPart : LayoutPart
+{
+    private readonly LayoutPart _inner;
+    private readonly int _min;
+    private readonly int _max;
+    private readonly bool _leftAlign;
+
+    public PaddedPart(LayoutPart inner, int min, int max, bool leftAlign)
+    {
+        _inner = inner;
+        _min = min;
+        _max = max;
+        _leftAlign = leftAlign;
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        int start = writer.BeginCapture();
+        _inner.Write(writer, loggingEvent);
+        writer.EndCapture(start, _min, _max, _leftAlign);
+    }
+}
+
+/// <summary>
+/// A padded <c>%level</c> (<c>%-5level</c>): levels are few and their names fixed, so each level's padded text is made
+/// once (by the same cut-and-pad rule) and then written like a literal.
+/// </summary>
+internal sealed class PaddedLevelPart : LayoutPart
+{
+    private const int Remembered = 16;
+
+    private readonly int _min;
+    private readonly int _max;
+    private readonly bool _leftAlign;
+    private readonly Level?[] _levels = new Level?[Remembered];
+    private readonly string?[] _texts = new string?[Remembered];
+    private int _count;
+
+    public PaddedLevelPart(int min, int max, bool leftAlign)
+    {
+        _min = min;
+        _max = max;
+        _leftAlign = leftAlign;
+    }
+
+    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    {
+        Level? level = loggingEvent.Level;
+        for (int i = 0; i < _count; i++)
+        {
+            if (ReferenceEquals(_levels[i], level))
+            {
+                writer.Append(_texts[i]);
+                return;
+            }
+        }
+
+        int start = writer.BeginCapture();
+        writer.Append(level?.DisplayName);
+        writer.EndCapture(start, _min, _max, _leftAlign);
+        if (_count < Remembered)
+        {
+            _texts[_count] = new string(writer.Chars, start, writer.Length - start);
+            _levels[_count] = level;
+            _count++;
+        }
+    }
+}
