@@ -85,6 +85,9 @@ internal static class CaseTable
     /// <summary>The latency harness's floor: pacing and timing with no logging call.</summary>
     public const string NoLogging = "NoLogging";
 
+    /// <summary>The logger into a synchronous <c>NullAppender</c>: log4net's own floor.</summary>
+    public const string Floor = "Log4net-Floor";
+
     /// <summary>Same capacity for every async case (a power of two, which the Disruptor appender needs).</summary>
     private const int BufferSize = 65536;
 
@@ -126,6 +129,12 @@ internal static class CaseTable
         {
             new BenchCase(NoLogging, "no logging call: what the latency harness's pacing and timing cost alone",
                 Suites.Latency, Array.Empty<string>(), isAsync: false, () => new NoLoggingSession()),
+
+            // The fastest a log4net call can be: the logger straight into a synchronous appender that does nothing.
+            // An application cannot create log4net events faster; the fast layout's end-to-end bar is set against it.
+            Log4net(Floor, "log4net floor: the logger straight into a synchronous NullAppender (no layout, no file)",
+                Suites.EndToEnd | Suites.Quick, isAsync: false, counter: "Root",
+                """<appender name="Root" type="LowLatencyLog.Appender.NullAppender, LowLatencyLog" />"""),
 
             // log4net's own appenders, configured as the documentation shows them.
             Log4net("File-ImmediateFlush", "log4net FileAppender, immediateFlush=true (its default): one flush per event",
