@@ -81,10 +81,12 @@ internal sealed class ThroughputConfig : ManualConfig
     {
         if (!Program.SmokeRun)
         {
-            // A fresh pipeline per invocation: one invocation per iteration, several iterations.
+            // A fresh pipeline per invocation: one invocation per iteration, several iterations. The warm-up is long
+            // (about a second of logging) because the tiered JIT needs that long to reach the steady-state code: with two
+            // warm-ups the measured iterations still ran partly unoptimized code, at a third of the steady rate.
             AddJob(Job.Default
                 .WithLaunchCount(1)
-                .WithWarmupCount(2)
+                .WithWarmupCount(15)
                 .WithIterationCount(7)
                 .WithInvocationCount(1)
                 .WithUnrollFactor(1)
