@@ -20,6 +20,7 @@ namespace LowLatencyLog.Benchmarks.Quick;
 internal static class QuickComparison
 {
     private static readonly int[] ProducerCounts = { 1, 4 };
+    private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(1);
 
     public static int Run(string[] args)
     {
@@ -39,7 +40,15 @@ internal static class QuickComparison
                 step++;
                 string progress = $"[{step}/{cases.Length * ProducerCounts.Length}] {benchCase.Name}, {producers} producer(s)";
                 Console.Write(rewrite ? "\r" + progress.PadRight(70) : progress + Environment.NewLine);
-                ThroughputProbe.Measure(benchCase, producers); // warm-up: JIT, file system caches
+                // Warm-up for a second at least: the tiered JIT needs about that long to reach steady-state code, and
+                // the first case of each library would otherwise be measured partly unoptimized.
+                var warmUp = System.Diagnostics.Stopwatch.StartNew();
+                do
+                {
+                    ThroughputProbe.Measure(benchCase, producers);
+                }
+                while (warmUp.Elapsed < WarmUp);
+
                 double[] runs = Enumerable.Range(0, repeats).Select(_ => ThroughputProbe.Measure(benchCase, producers)).OrderBy(v => v).ToArray();
                 double median = runs[runs.Length / 2];
                 rows.Add(new ThroughputRow("Quick", benchCase.Name, producers, median, 1e9 / median, -1));
