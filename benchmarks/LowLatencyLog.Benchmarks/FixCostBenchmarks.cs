@@ -1,14 +1,12 @@
 using System;
 using System.IO;
-using System.Xml;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using log4net;
-using log4net.Config;
-using log4net.Repository;
 using LowLatencyLog.Appender;
+using LowLatencyLog.Benchmarks.Cases;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -32,9 +30,8 @@ public class FixCostBenchmarks
     public const string Floor = "log4net floor";
     private const string Pattern = "%date [%thread] %-5level %logger - %message%newline";
 
-    private ILoggerRepository _repository = null!;
+    private ConfiguredRepository _configured = null!;
     private ILog _log = null!;
-    private AsyncForwardingAppender? _async;
     private string? _folder;
 
     [Params(Floor, "None", "ThreadName, Exception", "268", "Partial", "All", "Auto")]
@@ -46,7 +43,6 @@ public class FixCostBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        _repository = LogManager.CreateRepository("bench-" + Guid.NewGuid().ToString("N"));
         _folder = Path.Combine(Path.GetTempPath(), "lll-fix-" + Guid.NewGuid().ToString("N"));
         Directory.CreateDirectory(_folder);
         string file = Path.Combine(_folder, "fix.log");
@@ -62,8 +58,7 @@ public class FixCostBenchmarks
                    <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{Pattern}"" /></layout>
                  </appender>";
         string root = Fix == Floor ? "floor" : "async";
-        var document = new XmlDocument();
-        document.LoadXml($@"<log4net>
+        _configured = new ConfiguredRepository($@"<log4net>
             <appender name=""async"" type=""LowLatencyLog.Appender.DisruptorAsyncAppender, LowLatencyLog"">
               <bufferSize value=""32768"" />
               <fix value=""{(Fix == Floor ? "Auto" : Fix)}"" />
@@ -72,22 +67,17 @@ public class FixCostBenchmarks
             {child}
             <appender name=""floor"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />
             <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
-          </log4net>");
-        XmlConfigurator.Configure(_repository, document.DocumentElement!);
-        _log = LogManager.GetLogger(_repository.Name, "bench.fix");
-        foreach (var appender in _repository.GetAppenders())
-        {
-            _async ??= appender as AsyncForwardingAppender;
-        }
+          </log4net>", "bench.fix");
+        _log = _configured.Log;
     }
 
     [IterationCleanup]
-    public void Drain() => _async?.Flush(60_000);
+    public void Drain() => _configured.Drain();
 
     [GlobalCleanup]
     public void Cleanup()
     {
-        _repository.Shutdown();
+        _configured.Repository.Shutdown();
         if (_folder != null)
         {
             try

@@ -1,14 +1,11 @@
-using System;
 using System.Threading;
-using System.Xml;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using log4net;
-using log4net.Config;
-using log4net.Repository;
 using LowLatencyLog.Appender;
+using LowLatencyLog.Benchmarks.Cases;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -29,9 +26,8 @@ public class ProducerCostBenchmarks
 {
     public const int EventsPerInvocation = 1 << 16;
 
-    private ILoggerRepository _repository = null!;
+    private ConfiguredRepository _configured = null!;
     private ILog _log = null!;
-    private AsyncForwardingAppender? _async;
 
     [Params(1, 4)]
     public int Producers { get; set; }
@@ -42,30 +38,23 @@ public class ProducerCostBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        _repository = LogManager.CreateRepository("bench-" + Guid.NewGuid().ToString("N"));
         string root = Appender == "log4net floor" ? "null" : "async";
-        var document = new XmlDocument();
-        document.LoadXml($@"<log4net>
+        _configured = new ConfiguredRepository($@"<log4net>
             <appender name=""async"" type=""LowLatencyLog.Appender.{(root == "async" ? Appender : nameof(BoundedQueueAsyncAppender))}, LowLatencyLog"">
               <bufferSize value=""1048576"" />
               <appender-ref ref=""null"" />
             </appender>
             <appender name=""null"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />
             <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
-          </log4net>");
-        XmlConfigurator.Configure(_repository, document.DocumentElement!);
-        _log = LogManager.GetLogger(_repository.Name, "bench");
-        foreach (var appender in _repository.GetAppenders())
-        {
-            _async ??= appender as AsyncForwardingAppender;
-        }
+          </log4net>", "bench");
+        _log = _configured.Log;
     }
 
     [IterationCleanup]
-    public void Drain() => _async?.Flush(60_000);
+    public void Drain() => _configured.Drain();
 
     [GlobalCleanup]
-    public void Cleanup() => _repository.Shutdown();
+    public void Cleanup() => _configured.Repository.Shutdown();
 
     [Benchmark(OperationsPerInvoke = EventsPerInvocation)]
     public void Info()

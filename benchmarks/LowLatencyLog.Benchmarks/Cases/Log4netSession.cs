@@ -3,10 +3,8 @@ using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Reflection;
-using System.Xml;
 using log4net;
 using log4net.Appender;
-using log4net.Config;
 using log4net.Repository;
 using log4net.Repository.Hierarchy;
 
@@ -30,16 +28,9 @@ internal sealed class Log4netSession : BenchSession
     public Log4netSession(string xml, string? counterAppender)
         : base(NewFolder())
     {
-        _repository = LogManager.CreateRepository("lll-bench-" + Guid.NewGuid().ToString("N"));
-        var document = new XmlDocument();
-        document.LoadXml(xml.Replace("{dir}", Folder + Path.DirectorySeparatorChar));
-        XmlConfigurator.Configure(_repository, document.DocumentElement!);
-        if (!_repository.Configured)
-        {
-            throw new InvalidOperationException("log4net did not accept the configuration:\n" + xml);
-        }
-
-        _log = LogManager.GetLogger(_repository.Name, BenchMessage.Logger);
+        var configured = new ConfiguredRepository(xml.Replace("{dir}", Folder + Path.DirectorySeparatorChar), BenchMessage.Logger);
+        _repository = configured.Repository;
+        _log = configured.Log;
         if (counterAppender != null)
         {
             // Kept now: the repository forgets its appenders when it shuts down.
