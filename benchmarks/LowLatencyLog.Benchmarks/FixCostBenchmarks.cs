@@ -69,6 +69,11 @@ public class FixCostBenchmarks
             <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
           </log4net>", "bench.fix");
         _log = _configured.Log;
+        JitWarmUp.Run(() =>
+        {
+            Info();
+            Drain();
+        });
     }
 
     [IterationCleanup]

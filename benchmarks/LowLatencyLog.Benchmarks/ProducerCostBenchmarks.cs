@@ -48,6 +48,11 @@ public class ProducerCostBenchmarks
             <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
           </log4net>", "bench");
         _log = _configured.Log;
+        JitWarmUp.Run(() =>
+        {
+            Info();
+            Drain();
+        });
     }
 
     [IterationCleanup]

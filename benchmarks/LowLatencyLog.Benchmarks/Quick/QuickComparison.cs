@@ -9,7 +9,7 @@ using LowLatencyLog.Benchmarks.Charts;
 namespace LowLatencyLog.Benchmarks.Quick;
 
 /// <summary>
-/// <c>--quick [repeats]</c>: the README's comparison in a few minutes. Every quick case, 1 and 4 producers, end to
+/// <c>--quick [repeats] [csv] [cases]</c>: the README's comparison in a few minutes. Every quick case, 1 and 4 producers, end to
 /// end to a file; the median of several runs after one warm-up run. Prints a Markdown table (events/s and the ratio
 /// against log4net's RollingFileAppender) and writes <c>Quick-throughput.csv</c> for <c>--charts</c>.
 /// </summary>
@@ -26,8 +26,10 @@ internal static class QuickComparison
     {
         int repeats = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 5;
         string csv = args.Length > 2 ? args[2] : Path.Combine(ResultsFolder.Path, "Quick-throughput.csv");
+        // An optional comma-separated list picks cases by name from every suite (e.g. to set a case beside the floor).
+        string[]? names = args.Length > 3 ? args[3].Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries) : null;
         CaseTable.ReportSkipped(Suites.Quick);
-        BenchCase[] cases = CaseTable.Runnable(Suites.Quick).ToArray();
+        BenchCase[] cases = names == null ? CaseTable.Runnable(Suites.Quick).ToArray() : names.Select(CaseTable.Get).ToArray();
         Console.WriteLine($"Quick comparison: {cases.Length} cases x {ProducerCounts.Length} producer counts, {ThroughputProbe.Events:N0} events per run, median of {repeats} runs; {Environment.ProcessorCount} cores.");
 
         var rows = new List<ThroughputRow>();

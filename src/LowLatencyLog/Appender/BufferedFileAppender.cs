@@ -8,6 +8,8 @@ using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
+using LowLatencyLog.Async;
+using LowLatencyLog.Capture;
 using LowLatencyLog.Core;
 using LowLatencyLog.IO;
 using LowLatencyLog.Layout;
@@ -32,7 +34,7 @@ namespace LowLatencyLog.Appender;
 /// internal log (setting, value, what is accepted, the default used) and the default applies, so a typo never removes
 /// the appender.</para>
 /// </remarks>
-public class BufferedFileAppender : AppenderSkeleton
+public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 {
     /// <summary>The default <see cref="BufferSize"/>, in bytes.</summary>
     public const int DefaultBufferSize = 64 * 1024;
@@ -73,6 +75,8 @@ public class BufferedFileAppender : AppenderSkeleton
     private bool _timerArmed;
     private bool _closed;
     private long _reportedDrops;
+    private bool _skeletonClosed; // as AppenderSkeleton's own flag: set by Close, never cleared
+    private bool _appendingCaptured;
 
     /// <summary>The file to write; relative paths are taken from the application's base folder, as log4net does.</summary>
     /// <remarks>Default: none (required). Missing folders are created.</remarks>
@@ -136,6 +140,9 @@ public class BufferedFileAppender : AppenderSkeleton
 
     /// <summary>True when events are rendered by the compiled fast layout path, for tests.</summary>
     internal bool UsesFastLayout => _compiled != null;
+
+    /// <summary>Batches taken from an async appender as captured events (no log4net event rebuilt for them).</summary>
+    internal long CapturedBatches { get; private set; }
 
     /// <summary>The file being written (after rolling, the current one).</summary>
     internal string? CurrentPath => _path;
@@ -231,6 +238,11 @@ public class BufferedFileAppender : AppenderSkeleton
     /// <summary>Renders one event into the buffer; it reaches the file when the buffer fills, on a timer or a flush.</summary>
     protected override void Append(LoggingEvent loggingEvent)
     {
+        if (_appendingCaptured)
+        {
+            return; // logged back into this appender while it renders captured events: dropped, as log4net does
+        }
+
         AppendOne(loggingEvent);
         EndAppend(batch: false);
     }
@@ -242,6 +254,11 @@ public class BufferedFileAppender : AppenderSkeleton
     /// <remarks>log4net's <c>DoAppend(LoggingEvent[])</c> reaches this overload (not the array one).</remarks>
     protected override void Append(IEnumerable<LoggingEvent> loggingEvents)
     {
+        if (_appendingCaptured)
+        {
+            return;
+        }
+
         if (loggingEvents is List<LoggingEvent> list)
         {
             // What DoAppend(LoggingEvent[]) passes: indexed, without an enumerator behind an interface.
@@ -265,6 +282,7 @@ public class BufferedFileAppender : AppenderSkeleton
     protected override void OnClose()
     {
         _closed = true;
+        _skeletonClosed = true;
         _timer?.Dispose();
         _timer = null;
         _timerArmed = false;
@@ -341,9 +359,7 @@ public class BufferedFileAppender : AppenderSkeleton
         BeforeEvent();
         try
         {
-            ILayout? layout = Layout;
-            if (!ReferenceEquals(layout, _compiledFrom) ||
-                (_compiledPatternLayout != null && !ReferenceEquals(_compiledPatternLayout.ConversionPattern, _compiledPattern)))
+            if (LayoutChanged())
             {
                 CompileLayout();
             }
@@ -361,9 +377,116 @@ public class BufferedFileAppender : AppenderSkeleton
         }
         catch (Exception ex)
         {
-            writer.AbandonEvent();
-            ErrorHandler.Error("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
+            DropEvent(writer, ex);
         }
+    }
+
+    private void AppendOne(CompiledLayout compiled, in CapturedEvent captured)
+    {
+        EventBufferWriter writer = _writer!;
+        BeforeEvent();
+        try
+        {
+            compiled.Render(writer, captured);
+            writer.EndEvent();
+        }
+        catch (Exception ex)
+        {
+            DropEvent(writer, ex);
+        }
+    }
+
+    private void DropEvent(EventBufferWriter writer, Exception ex)
+    {
+        writer.AbandonEvent();
+        ErrorHandler.Error("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
+    }
+
+    /// <summary>Whether the layout was replaced or re-patterned since it was compiled.</summary>
+    private bool LayoutChanged() =>
+        !ReferenceEquals(Layout, _compiledFrom) ||
+        (_compiledPatternLayout != null && !ReferenceEquals(_compiledPatternLayout.ConversionPattern, _compiledPattern));
+
+    /// <inheritdoc/>
+    /// <remarks>
+    /// Taken when the layout is compiled, no filter is set and the appender is one of this library's own types (a
+    /// subclass may override what <c>AppenderSkeleton</c> calls). The steps are <c>DoAppend(LoggingEvent[])</c>'s:
+    /// the lock, the closed check, the threshold, <see cref="PreAppendCheck"/> once, the batch, its errors.
+    /// </remarks>
+    bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
+    {
+        if (FilterHead != null || (GetType() != typeof(BufferedFileAppender) && GetType() != typeof(RollingBufferedFileAppender)))
+        {
+            return false;
+        }
+
+        lock (LockObj)
+        {
+            if (LayoutChanged())
+            {
+                CompileLayout();
+            }
+
+            CompiledLayout? compiled = _compiled;
+            if (compiled == null)
+            {
+                return false;
+            }
+
+            if (_skeletonClosed)
+            {
+                ErrorHandler.Error("Attempted to append to closed appender named [" + Name + "].");
+                return true;
+            }
+
+            if (_appendingCaptured)
+            {
+                return true;
+            }
+
+            try
+            {
+                _appendingCaptured = true;
+                CapturedBatches++;
+                bool checkedOnce = false;
+                for (int i = 0; i < count; i++)
+                {
+                    ref readonly CapturedEvent captured = ref items[i];
+                    if (!IsAsSevereAsThreshold(captured.Level))
+                    {
+                        continue;
+                    }
+
+                    if (!checkedOnce)
+                    {
+                        if (!PreAppendCheck())
+                        {
+                            return true;
+                        }
+
+                        checkedOnce = true;
+                    }
+
+                    AppendOne(compiled, captured);
+                }
+
+                if (checkedOnce)
+                {
+                    EndAppend(batch: true);
+                }
+            }
+            catch (Exception ex)
+            {
+                ErrorHandler.Error("Failed in Bulk DoAppend", ex);
+            }
+            finally
+            {
+                _appendingCaptured = false;
+                compiled.Forget();
+            }
+        }
+
+        return true;
     }
 
     /// <summary>Compiles the current layout for the fast path, or records why the layout renders itself.</summary>

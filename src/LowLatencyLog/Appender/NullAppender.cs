@@ -3,6 +3,8 @@ using System.IO;
 using System.Threading;
 using log4net.Appender;
 using log4net.Core;
+using LowLatencyLog.Async;
+using LowLatencyLog.Capture;
 
 namespace LowLatencyLog.Appender;
 
@@ -13,12 +15,15 @@ namespace LowLatencyLog.Appender;
 /// <remarks>
 /// It derives from log4net's <see cref="AppenderSkeleton"/> like any ordinary appender (threshold, filters, error
 /// handler, and its per-event lock), so it measures what log4net itself costs. Batches delivered through
-/// <see cref="IBulkAppender"/> are counted once per event.
+/// <see cref="IBulkAppender"/> are counted once per event. Behind one of this library's async appenders, with no layout
+/// and no filter, it counts the captured events as they are (no log4net event is rebuilt for it), so that it measures
+/// the async mechanism alone.
 /// </remarks>
-public sealed class NullAppender : AppenderSkeleton
+public sealed class NullAppender : AppenderSkeleton, ICapturedEventAppender
 {
     private readonly StringWriter _discarded = new StringWriter(System.Globalization.CultureInfo.InvariantCulture);
     private long _count;
+    private bool _closed;
 
     /// <summary>Events received (after threshold and filters), single and in batches.</summary>
     public long Count => Interlocked.Read(ref _count);
@@ -51,6 +56,46 @@ public sealed class NullAppender : AppenderSkeleton
     /// <summary>Counts a batch.</summary>
     /// <param name="loggingEvents">The events.</param>
     protected override void Append(LoggingEvent[] loggingEvents) => Append((IEnumerable<LoggingEvent>)loggingEvents);
+
+    /// <summary>Notes that the appender is closed, as <c>AppenderSkeleton</c> does.</summary>
+    protected override void OnClose()
+    {
+        _closed = true;
+        base.OnClose();
+    }
+
+    /// <inheritdoc/>
+    /// <remarks>Counts as <c>DoAppend(LoggingEvent[])</c> would (threshold, closed check); with a layout or a filter,
+    /// which need log4net events, the async appender rebuilds them instead.</remarks>
+    bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
+    {
+        if (Layout != null || FilterHead != null)
+        {
+            return false;
+        }
+
+        lock (LockObj)
+        {
+            if (_closed)
+            {
+                ErrorHandler.Error("Attempted to append to closed appender named [" + Name + "].");
+                return true;
+            }
+
+            long passed = 0;
+            for (int i = 0; i < count; i++)
+            {
+                if (IsAsSevereAsThreshold(items[i].Level))
+                {
+                    passed++;
+                }
+            }
+
+            Interlocked.Add(ref _count, passed);
+        }
+
+        return true;
+    }
 
     private void Render(LoggingEvent loggingEvent)
     {

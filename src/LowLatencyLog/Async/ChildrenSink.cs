@@ -11,8 +11,9 @@ using LowLatencyLog.Core;
 namespace LowLatencyLog.Async;
 
 /// <summary>
-/// The worker's side of an async appender: rebuilds each captured event and hands every batch to the child appenders,
-/// each child in its own <c>try</c>, flushes them at the end of a batch, and closes them.
+/// The worker's side of an async appender: hands every batch to the child appenders, each child in its own <c>try</c>
+/// (captured events as they are to this library's own appenders, rebuilt log4net events to any other), flushes them at
+/// the end of a batch, and closes them.
 /// </summary>
 /// <remarks>
 /// Every call but <see cref="ReportError"/> runs on the worker thread, so the fields here need no synchronization.
@@ -30,19 +31,36 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
     public void Deliver(CapturedEvent[] items, int count)
     {
         IAppender[] children = _host.Children;
-        _lastRepository = items[count - 1].Source.Repository;
+        _lastRepository = items[count - 1].Repository;
         if (children.Length == 0)
         {
             return; // ActivateOptions reported the missing appender-ref
         }
 
-        var events = new LoggingEvent[count];
-        for (int i = 0; i < count; i++)
+        // Children of this library take the captured events as they are; log4net events are rebuilt only for the
+        // others, once per batch, and each of those children gets its own array (a bulk child may keep it).
+        LoggingEvent[]? events = null;
+        for (int c = 0; c < children.Length; c++)
         {
-            events[i] = items[i].Rebuild();
-        }
+            IAppender child = children[c];
+            if (child is ICapturedEventAppender direct && TryAppendCaptured(direct, child, items, count))
+            {
+                continue;
+            }
 
-        DeliverToChildren(children, events);
+            LoggingEvent[] batch;
+            if (events == null)
+            {
+                events = Rebuild(items, count);
+                batch = events;
+            }
+            else
+            {
+                batch = (LoggingEvent[])events.Clone();
+            }
+
+            DeliverToChild(child, batch);
+        }
     }
 
     public bool Flush(int timeoutMilliseconds)
@@ -128,32 +146,59 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
 
     public void ReportError(string message, Exception? exception) => _host.ReportError($"Appender [{_host.Name}]: {message}", exception);
 
+    private static LoggingEvent[] Rebuild(CapturedEvent[] items, int count)
+    {
+        var events = new LoggingEvent[count];
+        for (int i = 0; i < count; i++)
+        {
+            events[i] = items[i].Rebuild();
+        }
+
+        return events;
+    }
+
+    private bool TryAppendCaptured(ICapturedEventAppender direct, IAppender child, CapturedEvent[] items, int count)
+    {
+        try
+        {
+            return direct.TryAppend(items, count);
+        }
+        catch (Exception e)
+        {
+            ReportChildError(child, "appending", e);
+            return true;
+        }
+    }
+
     private void DeliverToChildren(IAppender[] children, LoggingEvent[] events)
     {
         for (int c = 0; c < children.Length; c++)
         {
-            IAppender child = children[c];
             // A bulk child may keep the array; every child gets its own.
-            LoggingEvent[] batch = c == 0 ? events : (LoggingEvent[])events.Clone();
-            try
+            DeliverToChild(children[c], c == 0 ? events : (LoggingEvent[])events.Clone());
+        }
+    }
+
+    private void DeliverToChild(IAppender child, LoggingEvent[] batch)
+    {
+        try
+        {
+            if (child is FileAppender file && !file.ImmediateFlush)
             {
-                if (child is FileAppender file && !file.ImmediateFlush)
-                {
-                    FlusherFor(file, create: true)!.Append(batch);
-                }
-                else if (child is IBulkAppender bulk)
-                {
-                    bulk.DoAppend(batch);
-                }
-                else
-                {
-                    AppendOneByOne(child, batch);
-                }
+                FlusherFor(file, create: true)!.Append(batch);
             }
-            catch (Exception e)
+            else if (child is IBulkAppender bulk)
             {
-                ReportChildError(child, "appending", e);
+                bulk.DoAppend(batch);
             }
+            else
+            {
+                AppendOneByOne(child, batch);
+            }
+        }
+        catch (Exception e)
+        {
+            ReportChildError(child, "appending", e);
         }
     }
 

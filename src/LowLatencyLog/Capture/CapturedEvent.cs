@@ -1,28 +1,32 @@
 using System;
 using System.Runtime.CompilerServices;
 using log4net.Core;
+using log4net.Repository;
 using log4net.Util;
 
 namespace LowLatencyLog.Capture;
 
 /// <summary>
-/// What a producer puts in a queue slot: the fields <c>fix</c> selects, read on the producer thread, plus the source
-/// event for the fields log4net never changes after construction (level, logger name, timestamp, repository).
+/// What a producer puts in a queue slot: the fields log4net sets when it creates an event (level, logger name, time
+/// stamp, repository) and the fields <c>fix</c> selects, all read on the producer thread.
 /// </summary>
 /// <remarks>
 /// <para>The shared event is only read through its getters here. They cache the producer's values into the event,
 /// which is what a synchronous sibling appender would read anyway; <c>Fix</c> and <c>GetLoggingEventData</c> are never
 /// used because both freeze the event for every later appender on the logger.</para>
-/// <para>The worker must not call any lazy getter of <see cref="Source"/>: it would compute on the wrong thread and
-/// write into a struct the producer's siblings read concurrently. <see cref="Rebuild"/> reads only fields that are set
-/// in the constructor.</para>
+/// <para>The slot keeps no reference to the source event: the worker never reads memory the producer's event lives in
+/// (it stays in the producer's cache), and the event is garbage as soon as the log call returns, however long it
+/// waits in the queue, so a full queue does not fill the older GC generations.</para>
 /// </remarks>
 internal readonly struct CapturedEvent
 {
     /// <summary>The fields kept directly in the slot; anything else goes into a <see cref="CapturedContext"/>.</summary>
     public const FixFlags SlotFlags = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
 
-    public readonly LoggingEvent Source;
+    public readonly Level? Level;
+    public readonly string? LoggerName;
+    public readonly ILoggerRepository? Repository;
+    public readonly DateTime TimeStampUtc;
     public readonly string? Message;
     public readonly string? ThreadName;
     public readonly string? ExceptionString;
@@ -30,7 +34,11 @@ internal readonly struct CapturedEvent
 
     private CapturedEvent(LoggingEvent source, string? message, string? threadName, string? exceptionString, CapturedContext? context)
     {
-        Source = source;
+        // Set once in the source's constructor; reading them computes nothing.
+        Level = source.Level;
+        LoggerName = source.LoggerName;
+        Repository = source.Repository;
+        TimeStampUtc = source.TimeStampUtc;
         Message = message;
         ThreadName = threadName;
         ExceptionString = exceptionString;
@@ -56,14 +64,12 @@ internal readonly struct CapturedEvent
     /// </summary>
     public LoggingEvent Rebuild()
     {
-        LoggingEvent source = Source;
         CapturedContext? context = Context;
         var data = new LoggingEventData
         {
-            // Set once in the source's constructor; reading them here computes nothing.
-            LoggerName = source.LoggerName,
-            Level = source.Level,
-            TimeStampUtc = source.TimeStampUtc,
+            LoggerName = LoggerName,
+            Level = Level,
+            TimeStampUtc = TimeStampUtc,
             Message = Message,
             ThreadName = ThreadName,
             ExceptionString = ExceptionString,
@@ -75,7 +81,7 @@ internal readonly struct CapturedEvent
             // Never null: with null properties log4net would build them from the worker's thread context.
             Properties = context?.Properties ?? new PropertiesDictionary(),
         };
-        return Fixed(new LoggingEvent(null, source.Repository, data, FixFlags.All));
+        return Fixed(new LoggingEvent(null, Repository, data, FixFlags.All));
     }
 
     /// <summary>

@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using log4net.Core;
 using log4net.Layout;
+using LowLatencyLog.Capture;
 using LowLatencyLog.IO;
 
 namespace LowLatencyLog.Layout;
@@ -15,6 +16,7 @@ internal sealed class CompiledLayout
     private readonly ILayout _layout;
     private readonly LayoutPart[] _parts;
     private readonly LayoutBuffer _buffer = new LayoutBuffer();
+    private readonly LayoutEvent _event = new LayoutEvent();
 
     // Every part is a plain string (literal, message, level, thread, logger): written straight to the writer, as
     // log4net would, with direct calls and no assembly buffer.
@@ -37,6 +39,25 @@ internal sealed class CompiledLayout
     /// </summary>
     public void Render(TextWriter writer, LoggingEvent loggingEvent)
     {
+        _event.Set(loggingEvent);
+        Render(writer, _event);
+    }
+
+    /// <summary>
+    /// Renders an event captured by an async appender: the same text as <see cref="Render(TextWriter, LoggingEvent)"/>
+    /// for the event the async appender would rebuild from it.
+    /// </summary>
+    public void Render(TextWriter writer, in CapturedEvent captured)
+    {
+        _event.Set(captured);
+        Render(writer, _event);
+    }
+
+    /// <summary>Drops the last event rendered, so that nothing stays reachable from here while the appender is idle.</summary>
+    public void Forget() => _event.Clear();
+
+    private void Render(TextWriter writer, LayoutEvent loggingEvent)
+    {
         if (_layout.IgnoresException)
         {
             string? exception = loggingEvent.GetExceptionString();
@@ -51,7 +72,7 @@ internal sealed class CompiledLayout
         Format(writer, loggingEvent);
     }
 
-    private void Format(TextWriter writer, LoggingEvent loggingEvent)
+    private void Format(TextWriter writer, LayoutEvent loggingEvent)
     {
         if (_direct && writer is EventBufferWriter events)
         {
@@ -74,13 +95,13 @@ internal sealed class CompiledLayout
                     buffer.Append(part.Text);
                     break;
                 case PartKind.Message:
-                    if (loggingEvent.MessageObject is string message)
+                    if (loggingEvent.StringMessage is { } message)
                     {
                         buffer.Append(message);
                     }
                     else
                     {
-                        loggingEvent.WriteRenderedMessage(buffer);
+                        loggingEvent.WriteMessage(buffer);
                     }
 
                     break;
@@ -102,7 +123,7 @@ internal sealed class CompiledLayout
         buffer.End();
     }
 
-    private void FormatDirect(EventBufferWriter writer, LoggingEvent loggingEvent)
+    private void FormatDirect(EventBufferWriter writer, LayoutEvent loggingEvent)
     {
         LayoutPart[] parts = _parts;
         for (int i = 0; i < parts.Length; i++)
@@ -114,13 +135,13 @@ internal sealed class CompiledLayout
                     writer.Write(part.Text);
                     break;
                 case PartKind.Message:
-                    if (loggingEvent.MessageObject is string message)
+                    if (loggingEvent.StringMessage is { } message)
                     {
                         writer.Write(message);
                     }
                     else
                     {
-                        loggingEvent.WriteRenderedMessage(writer);
+                        loggingEvent.WriteMessage(writer);
                     }
 
                     break;

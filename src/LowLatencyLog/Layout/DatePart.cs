@@ -36,7 +36,7 @@ internal sealed class DatePart : LayoutPart
         _utc = utc;
     }
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
         DateTime utc = loggingEvent.TimeStampUtc;
         long ticks = utc.Ticks;
@@ -55,7 +55,7 @@ internal sealed class DatePart : LayoutPart
         writer.SetLength(_format.Render(chars, writer.Length, time));
     }
 
-    private bool Miss(LoggingEvent loggingEvent, DateTime utc, long second, out long time)
+    private bool Miss(LayoutEvent loggingEvent, DateTime utc, long second, out long time)
     {
         _valid = false;
         try

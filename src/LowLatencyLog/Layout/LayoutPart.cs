@@ -23,7 +23,7 @@ internal abstract class LayoutPart
     /// <summary>A literal's text (null for other parts), read without a cast.</summary>
     public string? Text { get; }
 
-    public abstract void Write(LayoutBuffer writer, LoggingEvent loggingEvent);
+    public abstract void Write(LayoutBuffer writer, LayoutEvent loggingEvent);
 }
 
 internal enum PartKind : byte
@@ -44,7 +44,7 @@ internal sealed class LiteralPart : LayoutPart
     {
     }
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Append(Text);
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => writer.Append(Text);
 }
 
 /// <summary><c>%level</c>: the level's display name.</summary>
@@ -55,7 +55,7 @@ internal sealed class LevelPart : LayoutPart
     {
     }
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.Level?.DisplayName);
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => writer.Write(loggingEvent.Level?.DisplayName);
 }
 
 /// <summary><c>%thread</c>: the thread's name, or its id when it has none (log4net decides and caches it).</summary>
@@ -66,13 +66,13 @@ internal sealed class ThreadPart : LayoutPart
     {
     }
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.ThreadName);
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => writer.Write(loggingEvent.ThreadName);
 }
 
 /// <summary><c>%appdomain</c>: the event's domain name.</summary>
 internal sealed class AppDomainPart : LayoutPart
 {
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.Domain);
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => writer.Write(loggingEvent.Domain);
 }
 
 /// <summary>
@@ -86,24 +86,13 @@ internal sealed class MessagePart : LayoutPart
     {
     }
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
-    {
-        // A string message object is what WriteRenderedMessage writes (a rendered copy of it, if any, is the same string).
-        if (loggingEvent.MessageObject is string message)
-        {
-            writer.Write(message);
-        }
-        else
-        {
-            loggingEvent.WriteRenderedMessage(writer);
-        }
-    }
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => loggingEvent.WriteMessage(writer);
 }
 
 /// <summary><c>%exception</c> without an option: the exception text and a newline, nothing when there is none.</summary>
 internal sealed class ExceptionPart : LayoutPart
 {
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
         string? text = loggingEvent.GetExceptionString();
         if (!string.IsNullOrEmpty(text))
@@ -120,7 +109,7 @@ internal sealed class PropertyPart : LayoutPart
 
     public PropertyPart(string key) => _key = key;
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
         object? value = loggingEvent.LookupProperty(_key);
         if (loggingEvent.Repository is { } repository)
@@ -160,7 +149,7 @@ internal sealed class LoggerPart : LayoutPart
     public LoggerPart(int precision)
         : base(precision <= 0 ? PartKind.Logger : PartKind.Other) => _precision = precision;
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
         string? name = loggingEvent.LoggerName;
         if (_precision <= 0 || name is null || name.Length < 2)
@@ -255,7 +244,7 @@ internal sealed class LoggerPart : LayoutPart
 /// </summary>
 internal sealed class RelativeTimePart : LayoutPart
 {
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
         long value = (long)(loggingEvent.TimeStampUtc.ToUniversalTime() - LoggingEvent.StartTimeUtc.ToUniversalTime()).TotalMilliseconds;
         char[] chars = writer.Reserve(24);
@@ -268,7 +257,7 @@ internal sealed class RelativeTimePart : LayoutPart
 /// </summary>
 internal sealed class SimpleLayoutPart : LayoutPart
 {
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
         if (loggingEvent.Level is { } level)
         {
@@ -276,7 +265,7 @@ internal sealed class SimpleLayoutPart : LayoutPart
             writer.Write(" - ");
         }
 
-        loggingEvent.WriteRenderedMessage(writer);
+        loggingEvent.WriteMessage(writer);
         writer.WriteLine();
     }
 }
@@ -301,7 +290,7 @@ internal sealed class PaddedPart : LayoutPart
         _leftAlign = leftAlign;
     }
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
         int start = writer.BeginCapture();
         _inner.Write(writer, loggingEvent);
@@ -331,7 +320,7 @@ internal sealed class PaddedLevelPart : LayoutPart
         _leftAlign = leftAlign;
     }
 
-    public override void Write(LayoutBuffer writer, LoggingEvent loggingEvent)
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
         Level? level = loggingEvent.Level;
         for (int i = 0; i < _count; i++)

@@ -46,6 +46,37 @@ public sealed class AsyncAppenderContextTests : AsyncAppenderFixture
         AssertRenderedOnProducer(sync);
     }
 
+    [TestCase(null)]
+    [TestCase("Message, ThreadName, Exception, Properties")]
+    [TestCase("All")]
+    public void Context_AFileChildWritesWhatASynchronousFileAppenderWrites_FromCapturedEvents(string? fix)
+    {
+        // Every converter here is on the fast layout path, so the file child takes the captured events as they are.
+        const string FilePattern =
+            "%date{yyyy-MM-dd HH:mm:ss,fff} %utcdate %timestamp [%thread] %-5level %logger{1} %property{tc}|%property{lc}|%ndc|%appdomain - %message%newline%exception";
+        string File(string name) => $@"<appender name=""{name}"" type=""LowLatencyLog.Appender.BufferedFileAppender, LowLatencyLog"">
+              <file value=""{{dir}}{name}.log"" />
+              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{FilePattern}"" /></layout>
+            </appender>";
+        var harness = Configure(
+            fix == null ? "" : $@"<fix value=""{fix}"" />",
+            File("file") + File("sync"),
+            refs: @"<appender-ref ref=""file"" />",
+            rootRefs: @"<appender-ref ref=""sync"" />");
+
+        var fileChild = harness.Appender<LowLatencyLog.Appender.BufferedFileAppender>("file");
+        RunProducers(Producers, p => LogWithContext(harness.Logger("App.Ctx"), p));
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+        harness.Shutdown();
+
+        string[] sync = System.IO.File.ReadAllLines(harness.PathOf("sync.log"));
+        string[] async = System.IO.File.ReadAllLines(harness.PathOf("file.log"));
+        Assert.That(fileChild.CapturedBatches, Is.GreaterThan(0));
+        Assert.That(async.Count(l => l.Contains(" - m")), Is.EqualTo(Producers * PerProducer));
+        Assert.That(async.OrderBy(l => l, StringComparer.Ordinal), Is.EqualTo(sync.OrderBy(l => l, StringComparer.Ordinal)));
+        Assert.That(sync.Where(l => l.Contains("[producer-1]")), Has.All.Contains("tc-1|lc-1|ndc-1|"));
+    }
+
     [Test]
     public void Siblings_ASynchronousAppenderAfterOursRendersExactlyAsWithoutOurs()
     {

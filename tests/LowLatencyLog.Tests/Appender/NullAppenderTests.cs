@@ -1,9 +1,12 @@
 using System.IO;
+using System.Linq;
 using System.Threading;
 using log4net;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
+using LowLatencyLog.Async;
+using LowLatencyLog.Capture;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
@@ -38,6 +41,34 @@ public sealed class NullAppenderTests
             new LoggingEvent(GetType(), harness.Repository, "x", Level.Debug, "c", null),
         });
         Assert.That(appender.Count, Is.EqualTo(3));
+    }
+
+    [Test]
+    public void CapturedBatches_CountedWithTheThreshold_ButLeftToRebuiltEventsWithALayoutOrAFilter()
+    {
+        CapturedEvent[] batch = new[] { Level.Debug, Level.Info, Level.Error }
+            .Select(level => CapturedEvent.Capture(new LoggingEvent(GetType(), null, "x", level, "m", null), CapturedEvent.SlotFlags))
+            .ToArray();
+        var plain = new NullAppender { Threshold = Level.Info };
+        plain.ActivateOptions();
+        var withLayout = new NullAppender { Layout = new CountingLayout() };
+        withLayout.ActivateOptions();
+        var withFilter = new NullAppender();
+        withFilter.AddFilter(new log4net.Filter.DenyAllFilter());
+        withFilter.ActivateOptions();
+        var errors = new RecordingErrorHandler();
+        var closed = new NullAppender { Name = "closed", ErrorHandler = errors };
+        closed.ActivateOptions();
+        closed.Close();
+
+        Assert.That(((ICapturedEventAppender)plain).TryAppend(batch, 3), Is.True);
+        Assert.That(plain.Count, Is.EqualTo(2));
+        Assert.That(((ICapturedEventAppender)withLayout).TryAppend(batch, 3), Is.False);
+        Assert.That(((ICapturedEventAppender)withFilter).TryAppend(batch, 3), Is.False);
+        Assert.That(withLayout.Count + withFilter.Count, Is.Zero);
+        Assert.That(((ICapturedEventAppender)closed).TryAppend(batch, 3), Is.True);
+        Assert.That(closed.Count, Is.Zero);
+        Assert.That(errors.Errors, Is.EqualTo(new[] { "Attempted to append to closed appender named [closed]." }));
     }
 
     [Test]

@@ -9,6 +9,8 @@ using log4net.Layout;
 using log4net.Repository;
 using log4net.Util;
 using LowLatencyLog.Appender;
+using LowLatencyLog.Async;
+using LowLatencyLog.Capture;
 using LowLatencyLog.Tests.Support;
 
 namespace LowLatencyLog.Tests.Layout;
@@ -29,24 +31,17 @@ internal static class LayoutHarness
     }
 
     /// <summary>The appender's bytes for the events; <paramref name="fast"/> null leaves the setting unset (its default).</summary>
-    public static byte[] Render(ILayout layout, string? fast, string? encoding, IReadOnlyList<LoggingEvent> events, bool batch = false) =>
-        Render(layout, fast, encoding, events, out _, batch);
+    public static byte[] Render(
+        ILayout layout, string? fast, string? encoding, IReadOnlyList<LoggingEvent> events, bool batch = false, Action<BufferedFileAppender>? configure = null) =>
+        Render(layout, fast, encoding, events, out _, batch, configure);
 
     public static byte[] Render(
-        ILayout layout, string? fast, string? encoding, IReadOnlyList<LoggingEvent> events, out bool usedFastPath, bool batch = false)
+        ILayout layout, string? fast, string? encoding, IReadOnlyList<LoggingEvent> events, out bool usedFastPath, bool batch = false,
+        Action<BufferedFileAppender>? configure = null)
     {
         var stream = new RecordingStream();
-        var appender = new BufferedFileAppender
-        {
-            Name = "layout-test",
-            File = "injected.log",
-            AppendToFile = "false",
-            FastLayout = fast,
-            Encoding = encoding,
-            Layout = layout,
-            OpenStream = (path, append) => stream,
-            FileExists = path => true,
-        };
+        BufferedFileAppender appender = NewAppender(layout, fast, encoding, stream);
+        configure?.Invoke(appender);
         appender.ActivateOptions();
         usedFastPath = appender.UsesFastLayout;
         if (batch)
@@ -63,6 +58,39 @@ internal static class LayoutHarness
 
         appender.Close();
         return stream.ToArray();
+    }
+
+    /// <summary>
+    /// The appender's bytes for a batch of captured events handed over as an async appender's worker hands them
+    /// (<see cref="ICapturedEventAppender"/>); <paramref name="taken"/> false means it left them to the rebuilt path.
+    /// </summary>
+    public static byte[] RenderCaptured(
+        ILayout layout, string? encoding, CapturedEvent[] captured, out bool taken, Action<BufferedFileAppender>? configure = null,
+        Func<BufferedFileAppender>? create = null, string? fast = null)
+    {
+        var stream = new RecordingStream();
+        BufferedFileAppender appender = NewAppender(layout, fast, encoding, stream, create?.Invoke());
+        configure?.Invoke(appender);
+        appender.ActivateOptions();
+        taken = ((ICapturedEventAppender)appender).TryAppend(captured, captured.Length);
+        appender.Close();
+        return stream.ToArray();
+    }
+
+    /// <summary>A file appender over <paramref name="stream"/>, not yet activated.</summary>
+    public static BufferedFileAppender NewAppender(
+        ILayout layout, string? fast, string? encoding, RecordingStream stream, BufferedFileAppender? appender = null)
+    {
+        appender ??= new BufferedFileAppender();
+        appender.Name = "layout-test";
+        appender.File = "injected.log";
+        appender.AppendToFile = "false";
+        appender.FastLayout = fast;
+        appender.Encoding = encoding;
+        appender.Layout = layout;
+        appender.OpenStream = (path, append) => stream;
+        appender.FileExists = path => true;
+        return appender;
     }
 
     /// <summary>An event with every field given (as an async appender's worker rebuilds it), at an injected instant.</summary>

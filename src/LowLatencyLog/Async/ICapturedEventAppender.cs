@@ -1,0 +1,17 @@
+using LowLatencyLog.Capture;
+
+namespace LowLatencyLog.Async;
+
+/// <summary>
+/// A child appender of this library that can take an async appender's captured events as they are, so the worker does
+/// not build a log4net event for each of them.
+/// </summary>
+internal interface ICapturedEventAppender
+{
+    /// <summary>
+    /// Worker thread. Appends the batch as <c>AppenderSkeleton.DoAppend(LoggingEvent[])</c> would append the events the
+    /// async appender rebuilds from it (same threshold, same text, same errors) and returns true; or does nothing and
+    /// returns false when it needs log4net events (filters, a layout it does not compile, a subclass).
+    /// </summary>
+    bool TryAppend(CapturedEvent[] items, int count);
+}

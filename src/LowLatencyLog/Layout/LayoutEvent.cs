@@ -1,0 +1,83 @@
+using System;
+using System.IO;
+using log4net.Core;
+using log4net.Repository;
+using log4net.Util;
+using LowLatencyLog.Capture;
+
+namespace LowLatencyLog.Layout;
+
+/// <summary>
+/// What a compiled layout reads from the event it renders: a log4net event as it is (read through its getters, as
+/// log4net's converters read it), or an event captured by an async appender, read as the event the appender would
+/// rebuild from it would answer, so the text is the same without building that event.
+/// </summary>
+/// <remarks>
+/// One instance per compiled layout, set before each event and used under the appender's lock.
+/// </remarks>
+internal sealed class LayoutEvent
+{
+    private LoggingEvent? _source; // null for a captured event
+    private CapturedEvent _captured;
+
+    public Level? Level => _source != null ? _source.Level : _captured.Level;
+
+    public string? LoggerName => _source != null ? _source.LoggerName : _captured.LoggerName;
+
+    public DateTime TimeStampUtc => _source != null ? _source.TimeStampUtc : _captured.TimeStampUtc;
+
+    /// <summary>A captured event's local time as <see cref="LoggingEvent.TimeStamp"/> computes it from the UTC stamp.</summary>
+    public DateTime TimeStamp => _source != null ? _source.TimeStamp : _captured.TimeStampUtc.ToLocalTime();
+
+    public ILoggerRepository? Repository => _source != null ? _source.Repository : _captured.Repository;
+
+    public string? ThreadName => _source != null ? _source.ThreadName : _captured.ThreadName;
+
+    // A rebuilt event's domain is set from the same process-wide name.
+    public string? Domain => _source != null ? _source.Domain : SystemInfo.ApplicationFriendlyName;
+
+    public void Set(LoggingEvent loggingEvent)
+    {
+        _source = loggingEvent;
+        _captured = default;
+    }
+
+    public void Set(in CapturedEvent captured)
+    {
+        _source = null;
+        _captured = captured;
+    }
+
+    /// <summary>Forgets the event, so a quiet appender keeps nothing alive.</summary>
+    public void Clear()
+    {
+        _source = null;
+        _captured = default;
+    }
+
+    public string? GetExceptionString() => _source != null ? _source.GetExceptionString() : _captured.ExceptionString;
+
+    /// <summary>A rebuilt event holds a properties dictionary, empty when none was captured.</summary>
+    public object? LookupProperty(string key) => _source != null ? _source.LookupProperty(key) : _captured.Context?.Properties?[key];
+
+    /// <summary>The message as <see cref="LoggingEvent.WriteRenderedMessage"/> writes it.</summary>
+    public void WriteMessage(TextWriter writer)
+    {
+        if (_source == null)
+        {
+            writer.Write(_captured.Message); // a rebuilt event writes its captured text, nothing when there is none
+        }
+        else if (_source.MessageObject is string message)
+        {
+            // What WriteRenderedMessage writes for a string (a rendered copy of it, if any, is the same string).
+            writer.Write(message);
+        }
+        else
+        {
+            _source.WriteRenderedMessage(writer);
+        }
+    }
+
+    /// <summary>The message when it is a plain string (written without a call through the writer), else null.</summary>
+    public string? StringMessage => _source != null ? _source.MessageObject as string : _captured.Message;
+}

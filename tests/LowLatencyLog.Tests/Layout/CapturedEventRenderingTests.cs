@@ -1,0 +1,221 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using log4net.Core;
+using log4net.Filter;
+using log4net.Layout;
+using LowLatencyLog.Appender;
+using LowLatencyLog.Async;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.Layout;
+
+/// <summary>
+/// The file appenders take an async appender's captured events as they are (no log4net event rebuilt for them). What
+/// they write must be the bytes log4net's own layout writes for the event the async appender would otherwise rebuild,
+/// for every capture (<c>fix</c>) and pattern; and the batch must be treated as <c>DoAppend(LoggingEvent[])</c> treats
+/// it: threshold, closed appender, no file, failing events, filters and subclasses (which take rebuilt events).
+/// </summary>
+public sealed class CapturedEventRenderingTests
+{
+    private static readonly FixFlags[] Captures =
+    {
+        CapturedEvent.SlotFlags,
+        CapturedEvent.SlotFlags | FixFlags.Properties,
+        FixFlags.None,
+        FixFlags.Message,
+        FixFlags.Partial,
+        FixFlags.All,
+    };
+
+    public static IEnumerable<TestCaseData> Batches()
+    {
+        for (int batch = 0; batch < 10; batch++)
+        {
+            yield return new TestCaseData(batch).SetName($"GeneratedPatterns_CapturedEventsWriteTheirRebuiltEventsBytes(batch {batch})");
+        }
+    }
+
+    [TestCaseSource(nameof(Batches))]
+    public void GeneratedPatterns_CapturedEventsWriteTheirRebuiltEventsBytes(int batch)
+    {
+        var random = new Random(2000 + batch);
+        List<LoggingEvent> events = LayoutHarness.Variety(random);
+        for (int p = 0; p < 30; p++)
+        {
+            string pattern = FastLayoutDifferentialTests.RandomPattern(random);
+            AssertSame(LayoutHarness.Pattern(pattern), events, Captures[random.Next(Captures.Length)], pattern);
+        }
+    }
+
+    [TestCase("%date [%thread] %-5level %logger - %message%newline")]
+    [TestCase("%d %p %c{1} [%t] %X{aKey} %m %exception%n")]
+    [TestCase("%timestamp [%thread] %level %logger %ndc - %message%newline")]
+    [TestCase("%-5level %20.30logger %-10.10thread %5.5message|%appdomain|%P{num}|%n")]
+    [TestCase("%utcdate{ABSOLUTE} %date{yyyy-MM-dd HH:mm:ss,fff} %m%n")]
+    public void CommonPatterns_EveryCapture_SameBytes(string pattern)
+    {
+        List<LoggingEvent> events = LayoutHarness.Variety(new Random(17));
+        foreach (FixFlags capture in Captures)
+        {
+            AssertSame(LayoutHarness.Pattern(pattern), events, capture, pattern);
+        }
+    }
+
+    [Test]
+    public void SimpleLayout_AndALayoutThatIgnoresExceptions_SameBytes()
+    {
+        var simple = new SimpleLayout();
+        simple.ActivateOptions();
+        List<LoggingEvent> events = LayoutHarness.Variety(new Random(19));
+        foreach (FixFlags capture in Captures)
+        {
+            AssertSame(simple, events, capture, "SimpleLayout");
+            AssertSame(LayoutHarness.Pattern("%level %message%newline"), events, capture, "no %exception");
+        }
+    }
+
+    [Test]
+    public void Threshold_AppliesAsForLog4netEvents()
+    {
+        List<LoggingEvent> events = LayoutHarness.Variety(new Random(23));
+        CapturedEvent[] captured = Capture(events, CapturedEvent.SlotFlags);
+        PatternLayout layout = LayoutHarness.Pattern("%level %message%newline");
+
+        byte[] expected = LayoutHarness.Render(layout, "false", null, Rebuild(captured), batch: true, configure: a => a.Threshold = Level.Warn);
+        byte[] actual = LayoutHarness.RenderCaptured(layout, null, captured, out bool taken, a => a.Threshold = Level.Warn);
+
+        Assert.That(taken, Is.True);
+        Assert.That(actual, Is.EqualTo(expected));
+        Assert.That(System.Text.Encoding.UTF8.GetString(actual), Does.Not.StartWith("DEBUG").And.Contain("WARN"));
+    }
+
+    [Test]
+    public void WhatNeedsLog4netEvents_IsLeftToTheRebuiltPath_AndNothingIsWritten()
+    {
+        CapturedEvent[] captured = Capture(LayoutHarness.Variety(new Random(29)), CapturedEvent.SlotFlags);
+        PatternLayout layout = LayoutHarness.Pattern("%message%newline");
+
+        byte[] filtered = LayoutHarness.RenderCaptured(layout, null, captured, out bool takenWithFilter, a => a.AddFilter(new LevelMatchFilter { LevelToMatch = Level.Info }));
+        byte[] slowLayout = LayoutHarness.RenderCaptured(layout, null, captured, out bool takenWithoutFastLayout, fast: "false");
+        byte[] unsupported = LayoutHarness.RenderCaptured(LayoutHarness.Pattern("%location %m%n"), null, captured, out bool takenUnsupported);
+        byte[] subclass = LayoutHarness.RenderCaptured(layout, null, captured, out bool takenBySubclass, create: () => new DerivedFileAppender());
+
+        Assert.That(new[] { takenWithFilter, takenWithoutFastLayout, takenUnsupported, takenBySubclass }, Is.All.False);
+        Assert.That(new[] { filtered, slowLayout, unsupported, subclass }, Is.All.Empty);
+    }
+
+    [Test]
+    public void ClosedAppender_ReportsAsLog4netDoes_AndWritesNothing()
+    {
+        var errors = new RecordingErrorHandler();
+        var stream = new RecordingStream();
+        BufferedFileAppender appender = LayoutHarness.NewAppender(LayoutHarness.Pattern("%m%n"), null, null, stream);
+        appender.ErrorHandler = errors;
+        appender.ActivateOptions();
+        appender.Close();
+        int length = stream.ToArray().Length;
+
+        bool taken = ((ICapturedEventAppender)appender).TryAppend(Capture(LayoutHarness.Variety(new Random(31)), CapturedEvent.SlotFlags), 5);
+
+        Assert.That(taken, Is.True);
+        Assert.That(errors.Errors, Has.One.EqualTo("Attempted to append to closed appender named [layout-test]."));
+        Assert.That(stream.ToArray(), Has.Length.EqualTo(length));
+    }
+
+    [Test]
+    public void NoFile_ReportedOnce_PerBatch()
+    {
+        var errors = new RecordingErrorHandler();
+        var appender = new BufferedFileAppender { Name = "no-file", Layout = LayoutHarness.Pattern("%m%n"), ErrorHandler = errors };
+        appender.ActivateOptions();
+
+        bool taken = ((ICapturedEventAppender)appender).TryAppend(Capture(LayoutHarness.Variety(new Random(37)), CapturedEvent.SlotFlags), 10);
+
+        Assert.That(taken, Is.True);
+        Assert.That(errors.Errors, Has.One.EqualTo("No file is open for the appender named [no-file]."));
+    }
+
+    [Test]
+    public void AValueThatFailsToRender_WritesLog4netsErrorText_AsOnTheRebuiltPath()
+    {
+        List<LoggingEvent> events = LayoutHarness.Variety(new Random(41)).Take(6).ToList();
+        events.Insert(3, LayoutHarness.Data(new DateTime(2024, 1, 2, 3, 4, 5, DateTimeKind.Utc), "bad one",
+            properties: new Dictionary<string, object?> { ["aKey"] = new ThrowingValue() }));
+        CapturedEvent[] captured = Capture(events, CapturedEvent.SlotFlags | FixFlags.Properties);
+        PatternLayout layout = LayoutHarness.Pattern("%property{aKey} %message%newline");
+
+        byte[] expected = LayoutHarness.Render(layout, "false", null, Rebuild(captured), batch: true);
+        byte[] actual = LayoutHarness.RenderCaptured(layout, null, captured, out bool taken);
+
+        Assert.That(taken, Is.True);
+        Assert.That(actual, Is.EqualTo(expected));
+        Assert.That(System.Text.Encoding.UTF8.GetString(actual), Does.Contain("log4net.Error").And.Contain("cannot render").And.Contain("bad one"));
+    }
+
+    [Test]
+    public void LoggingBackIntoTheAppenderWhileItRendersCapturedEvents_IsDropped_AsLog4netDropsIt()
+    {
+        var stream = new RecordingStream();
+        BufferedFileAppender appender = LayoutHarness.NewAppender(LayoutHarness.Pattern("%property{aKey} %message%newline"), null, null, stream);
+        appender.ActivateOptions();
+        var reentrant = new ReentrantValue(appender);
+        LoggingEvent source = LayoutHarness.Data(new DateTime(2024, 1, 2, 3, 4, 5, DateTimeKind.Utc), "outer",
+            properties: new Dictionary<string, object?> { ["aKey"] = reentrant });
+
+        bool taken = ((ICapturedEventAppender)appender).TryAppend(new[] { CapturedEvent.Capture(source, FixFlags.All) }, 1);
+        appender.Close();
+
+        Assert.That(taken, Is.True);
+        Assert.That(reentrant.Called, Is.True);
+        Assert.That(System.Text.Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("value outer" + Environment.NewLine));
+    }
+
+    private static void AssertSame(ILayout layout, IReadOnlyList<LoggingEvent> events, FixFlags capture, string name)
+    {
+        CapturedEvent[] captured = Capture(events, capture);
+        foreach (string encoding in new[] { "utf-8", "utf-16" })
+        {
+            byte[] expected = LayoutHarness.Render(layout, "false", encoding, Rebuild(captured), batch: true);
+            byte[] actual = LayoutHarness.RenderCaptured(layout, encoding, captured, out bool taken);
+            Assert.That(taken, Is.True, $"{name}: the captured events should be taken as they are");
+            if (!actual.AsSpan().SequenceEqual(expected))
+            {
+                Assert.Fail($"pattern {name}, capture {capture}, {encoding}: {LayoutHarness.Describe(expected, actual, System.Text.Encoding.GetEncoding(encoding))}");
+            }
+        }
+    }
+
+    private static CapturedEvent[] Capture(IEnumerable<LoggingEvent> events, FixFlags flags) =>
+        events.Select(e => CapturedEvent.Capture(e, flags)).ToArray();
+
+    private static LoggingEvent[] Rebuild(CapturedEvent[] captured) => captured.Select(c => c.Rebuild()).ToArray();
+
+    private sealed class DerivedFileAppender : BufferedFileAppender
+    {
+    }
+
+    private sealed class ThrowingValue
+    {
+        public override string ToString() => throw new InvalidOperationException("cannot render");
+    }
+
+    /// <summary>Logs straight into the appender while it renders this value, on the same thread.</summary>
+    private sealed class ReentrantValue
+    {
+        private readonly BufferedFileAppender _appender;
+
+        public ReentrantValue(BufferedFileAppender appender) => _appender = appender;
+
+        public bool Called { get; private set; }
+
+        public override string ToString()
+        {
+            Called = true;
+            _appender.DoAppend(LayoutHarness.Data(new DateTime(2024, 1, 2, 3, 4, 6, DateTimeKind.Utc), "inner"));
+            return "value";
+        }
+    }
+}
