@@ -30,6 +30,8 @@ public static class Program
                 return Smoke();
             case "--idle-cpu":
                 return IdleCpu.Run(args);
+            case "--handoff":
+                return CacheLineHandOff.Run(args);
             case "--quick":
                 return QuickComparison.Run(args);
             case "--latency":
@@ -80,6 +82,7 @@ public static class Program
                                                               checks counts, lines on disk and flat memory; CSV and charts
           --soak-smoke                                        a 30 s soak (15 s per mode) that checks the same (CI)
           --idle-cpu [seconds] [wait strategy]                the async worker's CPU at 10, 1,000 and 10,000 events/s
+          --handoff [seconds]                                 what moving a cache line between two cores costs here
           --smoke                                             every BenchmarkDotNet benchmark once, in process (CI)
         """;
 

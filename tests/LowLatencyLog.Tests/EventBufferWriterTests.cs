@@ -163,6 +163,25 @@ public sealed class EventBufferWriterTests
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo("kept\nnext\n"));
     }
 
+    [TestCase(0)]
+    [TestCase(1)]
+    [TestCase(4090)]
+    [TestCase(4095)]
+    public void Reserve_WritingInPlace_AtEveryFillOfTheCharBuffer_KeepsTheText(int before)
+    {
+        var writer = Utf8Writer(64 * 1024, out RecordingStream stream);
+        string head = new string('h', before);
+        writer.Write(head);
+        char[] chars = writer.Reserve(10, out int index);
+        "0123456789".CopyTo(0, chars, index, 10);
+        writer.Advance(10);
+        writer.Write("é\n");
+        writer.EndEvent();
+        WriteEvent(writer, "next\n");
+        writer.Flush();
+        Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo(head + "0123456789é\nnext\n"));
+    }
+
     [Test]
     public void WithoutAStream_BytesStayBuffered()
     {

@@ -202,6 +202,27 @@ internal sealed class EventBufferWriter : TextWriter
         Write(chars, 0, count);
     }
 
+    /// <summary>The most chars <see cref="Reserve"/> can make room for.</summary>
+    public const int MaxReserve = CharCapacity;
+
+    /// <summary>
+    /// Room for <paramref name="count"/> chars (at most <see cref="MaxReserve"/>) in the char buffer, for a layout part
+    /// that formats in place: it writes from <paramref name="index"/> and then calls <see cref="Advance"/>.
+    /// </summary>
+    public char[] Reserve(int count, out int index)
+    {
+        if (CharCapacity - _charCount < count)
+        {
+            EncodeChunk();
+        }
+
+        index = _charCount;
+        return _chars;
+    }
+
+    /// <summary>Takes the chars written after <see cref="Reserve"/>.</summary>
+    public void Advance(int count) => _charCount += count;
+
     public override void Write(string? value)
     {
         if (value == null)

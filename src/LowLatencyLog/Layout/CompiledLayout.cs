@@ -18,15 +18,16 @@ internal sealed class CompiledLayout
     private readonly LayoutBuffer _buffer = new LayoutBuffer();
     private readonly LayoutEvent _event = new LayoutEvent();
 
-    // Every part is a plain string (literal, message, level, thread, logger): written straight to the writer, as
-    // log4net would, with direct calls and no assembly buffer.
+    // Every part can write straight into the file appender's writer (no padded converter other than %-5level and
+    // the like): no assembly buffer, and the plain strings (literal, message, level, thread, logger) without a
+    // virtual call.
     private readonly bool _direct;
 
     public CompiledLayout(ILayout layout, LayoutPart[] parts, string description)
     {
         _layout = layout;
         _parts = parts;
-        _direct = Array.TrueForAll(parts, p => p.Kind != PartKind.Other);
+        _direct = Array.TrueForAll(parts, p => p.Direct);
         Description = description;
     }
 
@@ -151,8 +152,11 @@ internal sealed class CompiledLayout
                 case PartKind.Thread:
                     writer.Write(loggingEvent.ThreadName);
                     break;
-                default:
+                case PartKind.Logger:
                     writer.Write(loggingEvent.LoggerName);
+                    break;
+                default:
+                    part.WriteDirect(writer, loggingEvent);
                     break;
             }
         }

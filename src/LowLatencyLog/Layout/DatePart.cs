@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using log4net.Core;
 using log4net.Util;
+using LowLatencyLog.IO;
 
 namespace LowLatencyLog.Layout;
 
@@ -36,23 +37,48 @@ internal sealed class DatePart : LayoutPart
         _utc = utc;
     }
 
+    public override bool Direct => true;
+
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
+    {
+        if (Time(loggingEvent, out long time))
+        {
+            char[] chars = writer.Reserve(_maxLength);
+            writer.SetLength(_format.Render(chars, writer.Length, time));
+        }
+    }
+
+    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent)
+    {
+        if (!Time(loggingEvent, out long time))
+        {
+            return;
+        }
+
+        if (_maxLength > EventBufferWriter.MaxReserve)
+        {
+            var text = new char[_maxLength]; // a custom format thousands of chars long
+            writer.Write(text, 0, _format.Render(text, 0, time));
+            return;
+        }
+
+        char[] chars = writer.Reserve(_maxLength, out int index);
+        writer.Advance(_format.Render(chars, index, time) - index);
+    }
+
+    /// <summary>The ticks to write (local or UTC); false when the date cannot be formatted (as log4net: nothing is written).</summary>
+    private bool Time(LayoutEvent loggingEvent, out long time)
     {
         DateTime utc = loggingEvent.TimeStampUtc;
         long ticks = utc.Ticks;
         long second = ticks / TimeSpan.TicksPerSecond;
-        long time;
         if (second == _second && utc.Kind == _kind && _valid)
         {
             time = ticks + _offset;
-        }
-        else if (!Miss(loggingEvent, utc, second, out time))
-        {
-            return; // as log4net: a date that cannot be formatted writes nothing
+            return true;
         }
 
-        char[] chars = writer.Reserve(_maxLength);
-        writer.SetLength(_format.Render(chars, writer.Length, time));
+        return Miss(loggingEvent, utc, second, out time);
     }
 
     private bool Miss(LayoutEvent loggingEvent, DateTime utc, long second, out long time)

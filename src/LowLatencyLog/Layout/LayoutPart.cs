@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using log4net.Core;
 using log4net.Util;
+using LowLatencyLog.IO;
 
 namespace LowLatencyLog.Layout;
 
@@ -24,6 +25,14 @@ internal abstract class LayoutPart
     public string? Text { get; }
 
     public abstract void Write(LayoutBuffer writer, LayoutEvent loggingEvent);
+
+    /// <summary>Whether <see cref="WriteDirect"/> is supported: the part can write straight into the file appender's
+    /// writer, with no assembly buffer.</summary>
+    public virtual bool Direct => Kind != PartKind.Other;
+
+    /// <summary>Writes the same text as <see cref="Write"/>, straight into the file appender's writer.</summary>
+    public virtual void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) =>
+        throw new NotSupportedException($"{GetType().Name} writes through a layout buffer only.");
 }
 
 internal enum PartKind : byte
@@ -72,7 +81,11 @@ internal sealed class ThreadPart : LayoutPart
 /// <summary><c>%appdomain</c>: the event's domain name.</summary>
 internal sealed class AppDomainPart : LayoutPart
 {
+    public override bool Direct => true;
+
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => writer.Write(loggingEvent.Domain);
+
+    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => writer.Write(loggingEvent.Domain);
 }
 
 /// <summary>
@@ -92,7 +105,13 @@ internal sealed class MessagePart : LayoutPart
 /// <summary><c>%exception</c> without an option: the exception text and a newline, nothing when there is none.</summary>
 internal sealed class ExceptionPart : LayoutPart
 {
-    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
+    public override bool Direct => true;
+
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
+
+    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
+
+    private static void Render(TextWriter writer, LayoutEvent loggingEvent)
     {
         string? text = loggingEvent.GetExceptionString();
         if (!string.IsNullOrEmpty(text))
@@ -109,7 +128,13 @@ internal sealed class PropertyPart : LayoutPart
 
     public PropertyPart(string key) => _key = key;
 
-    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
+    public override bool Direct => true;
+
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
+
+    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
+
+    private void Render(TextWriter writer, LayoutEvent loggingEvent)
     {
         object? value = loggingEvent.LookupProperty(_key);
         if (loggingEvent.Repository is { } repository)
@@ -149,13 +174,46 @@ internal sealed class LoggerPart : LayoutPart
     public LoggerPart(int precision)
         : base(precision <= 0 ? PartKind.Logger : PartKind.Other) => _precision = precision;
 
+    public override bool Direct => true;
+
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
-        string? name = loggingEvent.LoggerName;
+        if (Cut(writer, loggingEvent, out string name, out int start, out int count))
+        {
+            char[] chars = writer.Reserve(count);
+            name.CopyTo(start, chars, writer.Length, count); // the kept parts, and the trailing dot right after them
+            writer.Advance(count);
+        }
+    }
+
+    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent)
+    {
+        if (!Cut(writer, loggingEvent, out string name, out int start, out int count))
+        {
+            return;
+        }
+
+        if (count > EventBufferWriter.MaxReserve)
+        {
+            writer.Write(name.Substring(start, count));
+            return;
+        }
+
+        char[] chars = writer.Reserve(count, out int index);
+        name.CopyTo(start, chars, index, count);
+        writer.Advance(count);
+    }
+
+    /// <summary>Either writes the name itself (whole, or cut by log4net's own calls) and returns false, or returns the
+    /// part of <paramref name="name"/> to copy.</summary>
+    private bool Cut(TextWriter writer, LayoutEvent loggingEvent, out string name, out int start, out int count)
+    {
+        name = loggingEvent.LoggerName!;
+        start = count = 0;
         if (_precision <= 0 || name is null || name.Length < 2)
         {
             writer.Write(name);
-            return;
+            return false;
         }
 
         if (!ReferenceEquals(name, _lastName))
@@ -163,24 +221,22 @@ internal sealed class LoggerPart : LayoutPart
             if (!IsPrintableAscii(name))
             {
                 writer.Write(CultureSensitiveCut(name, _precision));
-                return;
+                return false;
             }
 
             Cut(name, _precision, out _lastStart, out _lastCount);
             _lastName = name;
         }
 
-        int start = _lastStart;
-        int count = _lastCount;
+        start = _lastStart;
+        count = _lastCount;
         if (start == 0 && count == name.Length)
         {
             writer.Write(name);
-            return;
+            return false;
         }
 
-        char[] chars = writer.Reserve(count);
-        name.CopyTo(start, chars, writer.Length, count); // the kept parts, and the trailing dot right after them
-        writer.Advance(count);
+        return true;
     }
 
     private static void Cut(string name, int precision, out int start, out int count)
@@ -244,12 +300,22 @@ internal sealed class LoggerPart : LayoutPart
 /// </summary>
 internal sealed class RelativeTimePart : LayoutPart
 {
+    public override bool Direct => true;
+
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
-        long value = (long)(loggingEvent.TimeStampUtc.ToUniversalTime() - LoggingEvent.StartTimeUtc.ToUniversalTime()).TotalMilliseconds;
         char[] chars = writer.Reserve(24);
-        writer.SetLength(Digits.WriteInt64(value, chars, writer.Length));
+        writer.SetLength(Digits.WriteInt64(Value(loggingEvent), chars, writer.Length));
     }
+
+    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent)
+    {
+        char[] chars = writer.Reserve(24, out int index);
+        writer.Advance(Digits.WriteInt64(Value(loggingEvent), chars, index) - index);
+    }
+
+    private static long Value(LayoutEvent loggingEvent) =>
+        (long)(loggingEvent.TimeStampUtc.ToUniversalTime() - LoggingEvent.StartTimeUtc.ToUniversalTime()).TotalMilliseconds;
 }
 
 /// <summary>
@@ -257,7 +323,13 @@ internal sealed class RelativeTimePart : LayoutPart
 /// </summary>
 internal sealed class SimpleLayoutPart : LayoutPart
 {
-    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
+    public override bool Direct => true;
+
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
+
+    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
+
+    private static void Render(TextWriter writer, LayoutEvent loggingEvent)
     {
         if (loggingEvent.Level is { } level)
         {
@@ -320,26 +392,41 @@ internal sealed class PaddedLevelPart : LayoutPart
         _leftAlign = leftAlign;
     }
 
-    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
+    public override bool Direct => true;
+
+    public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => writer.Append(TextOf(loggingEvent.Level));
+
+    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => writer.Write(TextOf(loggingEvent.Level));
+
+    private string TextOf(Level? level)
     {
-        Level? level = loggingEvent.Level;
         for (int i = 0; i < _count; i++)
         {
             if (ReferenceEquals(_levels[i], level))
             {
-                writer.Append(_texts[i]);
-                return;
+                return _texts[i]!;
             }
         }
 
-        int start = writer.BeginCapture();
-        writer.Append(level?.DisplayName);
-        writer.EndCapture(start, _min, _max, _leftAlign);
+        string text = Padded(level?.DisplayName ?? string.Empty);
         if (_count < Remembered)
         {
-            _texts[_count] = new string(writer.Chars, start, writer.Length - start);
+            _texts[_count] = text;
             _levels[_count] = level;
             _count++;
         }
+
+        return text;
+    }
+
+    /// <summary><see cref="LayoutBuffer.EndCapture"/>'s rule on a string: keep the last <c>max</c> chars, pad to <c>min</c>.</summary>
+    private string Padded(string text)
+    {
+        if (text.Length > _max)
+        {
+            text = text.Substring(text.Length - _max);
+        }
+
+        return text.Length >= _min ? text : _leftAlign ? text.PadRight(_min) : text.PadLeft(_min);
     }
 }
