@@ -24,6 +24,8 @@ internal sealed class DatePart : LayoutPart
     private readonly bool _utc;
     private readonly DateFormat _format;
     private int _maxLength;
+    private string? _suffix;
+    private int _suffixLength;
 
     // The cached second: its UTC second, the Kind of the UTC stamp, and local minus UTC ticks over that second.
     private long _second = long.MinValue;
@@ -41,29 +43,59 @@ internal sealed class DatePart : LayoutPart
 
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
-        if (Time(loggingEvent, out long time))
+        if (!Time(loggingEvent, out long time))
         {
-            char[] chars = writer.Reserve(_maxLength);
-            writer.SetLength(_format.Render(chars, writer.Length, time));
+            writer.Append(_suffix);
+            return;
         }
+
+        char[] chars = writer.Reserve(_maxLength + _suffixLength);
+        writer.SetLength(Render(chars, writer.Length, time));
     }
 
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent)
     {
         if (!Time(loggingEvent, out long time))
         {
+            writer.Write(_suffix);
             return;
         }
 
-        if (_maxLength > EventBufferWriter.MaxReserve)
+        int most = _maxLength + _suffixLength;
+        if (most > EventBufferWriter.MaxReserve)
         {
-            var text = new char[_maxLength]; // a custom format thousands of chars long
-            writer.Write(text, 0, _format.Render(text, 0, time));
+            var text = new char[most]; // a custom format thousands of chars long
+            writer.Write(text, 0, Render(text, 0, time));
             return;
         }
 
-        char[] chars = writer.Reserve(_maxLength, out int index);
-        writer.Advance(_format.Render(chars, index, time) - index);
+        char[] chars = writer.Reserve(most, out int index);
+        writer.Advance(Render(chars, index, time) - index);
+    }
+
+    public override bool TakeSuffix(string? text)
+    {
+        if (_suffix != null)
+        {
+            return false;
+        }
+
+        _suffix = text;
+        _suffixLength = text?.Length ?? 0;
+        return true;
+    }
+
+    /// <summary>The date, then the literal that follows it in the pattern; returns the index after them.</summary>
+    private int Render(char[] chars, int index, long time)
+    {
+        int end = _format.Render(chars, index, time);
+        if (_suffixLength > 0)
+        {
+            _suffix!.CopyTo(0, chars, end, _suffixLength);
+            end += _suffixLength;
+        }
+
+        return end;
     }
 
     /// <summary>The ticks to write (local or UTC); false when the date cannot be formatted (as log4net: nothing is written).</summary>

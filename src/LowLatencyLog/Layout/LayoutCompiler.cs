@@ -95,6 +95,15 @@ internal static class LayoutCompiler
             parts.Add(part);
         }
 
+        // A literal right after a date or a padded level is written with that part's own text: one copy fewer per event.
+        for (int i = parts.Count - 2; i >= 0; i--)
+        {
+            if (parts[i + 1] is LiteralPart literal && parts[i].TakeSuffix(literal.Text))
+            {
+                parts.RemoveAt(i + 1);
+            }
+        }
+
         reason = "";
         return new CompiledLayout(layout, parts.ToArray(), $"PatternLayout \"{layout.ConversionPattern}\"");
     }

@@ -33,6 +33,12 @@ internal abstract class LayoutPart
     /// <summary>Writes the same text as <see cref="Write"/>, straight into the file appender's writer.</summary>
     public virtual void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) =>
         throw new NotSupportedException($"{GetType().Name} writes through a layout buffer only.");
+
+    /// <summary>
+    /// Takes the literal text that follows this part, to write it with its own text (one copy fewer per event); false
+    /// when the part cannot.
+    /// </summary>
+    public virtual bool TakeSuffix(string? text) => false;
 }
 
 internal enum PartKind : byte
@@ -384,6 +390,7 @@ internal sealed class PaddedLevelPart : LayoutPart
     private readonly Level?[] _levels = new Level?[Remembered];
     private readonly string?[] _texts = new string?[Remembered];
     private int _count;
+    private string? _suffix;
 
     public PaddedLevelPart(int min, int max, bool leftAlign)
     {
@@ -398,6 +405,17 @@ internal sealed class PaddedLevelPart : LayoutPart
 
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => writer.Write(TextOf(loggingEvent.Level));
 
+    public override bool TakeSuffix(string? text)
+    {
+        if (_suffix != null || _count > 0)
+        {
+            return false;
+        }
+
+        _suffix = text;
+        return true;
+    }
+
     private string TextOf(Level? level)
     {
         for (int i = 0; i < _count; i++)
@@ -408,7 +426,7 @@ internal sealed class PaddedLevelPart : LayoutPart
             }
         }
 
-        string text = Padded(level?.DisplayName ?? string.Empty);
+        string text = Padded(level?.DisplayName ?? string.Empty) + _suffix;
         if (_count < Remembered)
         {
             _texts[_count] = text;
