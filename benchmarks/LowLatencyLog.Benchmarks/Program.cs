@@ -73,8 +73,9 @@ public static class Program
           SingleProducerRingBenchmarks  the Disruptor ring's single-producer claim against the multi-producer one
 
         Commands:
-          --quick [repeats] [csv] [case,case...]              README table: main cases, 1 and 4 producers, a few minutes
-                                                              (or the named cases of any suite)
+          --quick [repeats] [csv] [case,case...] [events]     README table: main cases, 1 and 4 producers, a few minutes
+                                                              (or the named cases of any suite; events per run,
+                                                              default 65,536: more than the buffer = sustained rate)
           --latency [seconds] [rate|auto] [producers] [csv]   per-call latency percentiles, paced producers (default 10 auto 2)
           --latency-smoke                                     a ~10 s latency run that checks its own output (CI)
           --charts [csv folder] [png folder]                  PNG charts from the CSV files (default BenchmarkDotNet.Artifacts/results)
