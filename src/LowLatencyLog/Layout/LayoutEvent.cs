@@ -38,8 +38,8 @@ internal sealed class LayoutEvent
 
     public void Set(LoggingEvent loggingEvent)
     {
+        // A captured event left from an earlier batch is never read while a source is set; Clear drops it.
         _source = loggingEvent;
-        _captured = default;
     }
 
     public void Set(in CapturedEvent captured)
