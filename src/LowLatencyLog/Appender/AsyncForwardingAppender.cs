@@ -215,7 +215,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                 return;
             }
 
-            dispatcher.Enqueue(CapturedEvent.Capture(loggingEvent, _capture), IsDiscardable(loggingEvent.Level));
+            CapturedEvent captured = CapturedEvent.Capture(loggingEvent, _capture);
+            dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
         }
         catch (Exception e)
         {

@@ -38,28 +38,18 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
         }
 
         // Children of this library take the captured events as they are; log4net events are rebuilt only for the
-        // others, once per batch, and each of those children gets its own array (a bulk child may keep it).
+        // others, once per batch.
         LoggingEvent[]? events = null;
-        for (int c = 0; c < children.Length; c++)
+        bool handedOut = false;
+        foreach (IAppender child in children)
         {
-            IAppender child = children[c];
             if (child is ICapturedEventAppender direct && TryAppendCaptured(direct, child, items, count))
             {
                 continue;
             }
 
-            LoggingEvent[] batch;
-            if (events == null)
-            {
-                events = Rebuild(items, count);
-                batch = events;
-            }
-            else
-            {
-                batch = (LoggingEvent[])events.Clone();
-            }
-
-            DeliverToChild(child, batch);
+            events ??= Rebuild(items, count);
+            DeliverToChild(child, Share(events, ref handedOut));
         }
     }
 
@@ -172,11 +162,23 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
 
     private void DeliverToChildren(IAppender[] children, LoggingEvent[] events)
     {
-        for (int c = 0; c < children.Length; c++)
+        bool handedOut = false;
+        foreach (IAppender child in children)
         {
-            // A bulk child may keep the array; every child gets its own.
-            DeliverToChild(children[c], c == 0 ? events : (LoggingEvent[])events.Clone());
+            DeliverToChild(child, Share(events, ref handedOut));
         }
+    }
+
+    /// <summary>A bulk child may keep the array it gets: the first child gets the batch itself, every later one a copy.</summary>
+    private static LoggingEvent[] Share(LoggingEvent[] events, ref bool handedOut)
+    {
+        if (!handedOut)
+        {
+            handedOut = true;
+            return events;
+        }
+
+        return (LoggingEvent[])events.Clone();
     }
 
     private void DeliverToChild(IAppender child, LoggingEvent[] batch)
