@@ -243,6 +243,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             return; // logged back into this appender while it renders captured events: dropped, as log4net does
         }
 
+        BeforeBatch();
         AppendOne(loggingEvent);
         EndAppend(batch: false);
     }
@@ -259,6 +260,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             return;
         }
 
+        BeforeBatch();
         if (loggingEvents is List<LoggingEvent> list)
         {
             // What DoAppend(LoggingEvent[]) passes: indexed, without an enumerator behind an interface.
@@ -298,7 +300,15 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// <summary>Prepares the files (rolling ones roll what is left from earlier runs); returns the file to open.</summary>
     private protected virtual string StartFiles(string path, bool append) => path;
 
-    /// <summary>Called before each event is rendered, under the lock: where a rolling appender rolls.</summary>
+    /// <summary>
+    /// Called under the lock before the first event of a batch (a single event is a batch of one): where a rolling
+    /// appender reads the clock, once per batch rather than per event.
+    /// </summary>
+    private protected virtual void BeforeBatch()
+    {
+    }
+
+    /// <summary>Called before each event is rendered, under the lock: where a rolling appender rolls by size.</summary>
     private protected virtual void BeforeEvent()
     {
     }
@@ -465,6 +475,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
                         }
 
                         checkedOnce = true;
+                        BeforeBatch();
                     }
 
                     AppendOne(compiled, captured);

@@ -178,6 +178,48 @@ public sealed class RollingParityTests
     }
 
     [Test]
+    public void ABatch_ReadsTheClockOnce_AndRollsByDateBeforeItsFirstEvent()
+    {
+        using var harness = new Log4netHarness("<log4net />");
+        var clock = new FakeClock(Start);
+        var appender = new RollingBufferedFileAppender
+        {
+            File = harness.PathOf("dated/app.log"),
+            Layout = NewLayout(),
+            RollingStyle = "Date",
+            Clock = clock,
+        };
+        appender.ActivateOptions();
+        LoggingEvent[] Batch(string name) => Enumerable.Range(0, 50)
+            .Select(i => new LoggingEvent(typeof(RollingParityTests), harness.Repository, "App", Level.Info, $"{name} {i}", null))
+            .ToArray();
+
+        int reads = clock.Reads;
+        appender.DoAppend(Batch("first"));
+        Assert.That(clock.Reads - reads, Is.EqualTo(1), "one clock read for a batch of 50");
+
+        clock.Now = Start.AddHours(2); // past midnight
+        reads = clock.Reads;
+        appender.DoAppend(Batch("second"));
+        Assert.That(clock.Reads - reads, Is.EqualTo(1));
+
+        reads = clock.Reads;
+        foreach (LoggingEvent e in Batch("third").Take(3))
+        {
+            appender.DoAppend(e);
+        }
+
+        Assert.That(clock.Reads - reads, Is.EqualTo(3), "a single event is a batch of one: one read each");
+        appender.Close();
+
+        string[] previousDay = File.ReadAllLines(harness.PathOf("dated/app.log" + Start.ToString(".yyyy-MM-dd")));
+        string[] today = File.ReadAllLines(harness.PathOf("dated/app.log"));
+        Assert.That(previousDay.Where(l => !l.StartsWith('[')), Is.EqualTo(Enumerable.Range(0, 50).Select(i => $"first {i}")));
+        Assert.That(today.Where(l => !l.StartsWith('[')),
+            Is.EqualTo(Enumerable.Range(0, 50).Select(i => $"second {i}").Concat(Enumerable.Range(0, 3).Select(i => $"third {i}"))));
+    }
+
+    [Test]
     public void NoSystemWideMutex_IsCreatedForTheFile()
     {
         using var harness = new Log4netHarness("<log4net />");

@@ -7,7 +7,21 @@ namespace LowLatencyLog.Tests.Support;
 /// <summary>A clock the test moves by hand, for our rolling appender and for log4net's.</summary>
 internal sealed class FakeClock : IClock, RollingFileAppender.IDateTime
 {
-    public FakeClock(DateTime now) => Now = now;
+    private DateTime _now;
 
-    public DateTime Now { get; set; }
+    public FakeClock(DateTime now) => _now = now;
+
+    public DateTime Now
+    {
+        get
+        {
+            Reads++;
+            return _now;
+        }
+
+        set => _now = value;
+    }
+
+    /// <summary>How many times <see cref="Now"/> was read.</summary>
+    public int Reads { get; private set; }
 }
