@@ -4,6 +4,7 @@ using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using LowLatencyLog.IO;
+using LowLatencyLog.Benchmarks.Cases;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -74,7 +75,7 @@ public class EventBufferWriterBenchmarks
         {
             if (!Program.SmokeRun)
             {
-                AddJob(Job.Default.WithWarmupCount(2).WithIterationCount(8).WithLaunchCount(1));
+                AddJob(Job.Default.WithPromptTiering().WithWarmupCount(2).WithIterationCount(8).WithLaunchCount(1));
             }
         }
     }

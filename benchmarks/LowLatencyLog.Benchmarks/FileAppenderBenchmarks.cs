@@ -10,6 +10,7 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.Repository;
 using LowLatencyLog.Appender;
+using LowLatencyLog.Benchmarks.Cases;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -196,7 +197,7 @@ public class FileAppenderBenchmarks
         {
             if (!Program.SmokeRun)
             {
-                AddJob(Job.Default.WithWarmupCount(3).WithIterationCount(15).WithLaunchCount(1).WithId("File"));
+                AddJob(Job.Default.WithPromptTiering().WithWarmupCount(3).WithIterationCount(15).WithLaunchCount(1).WithId("File"));
             }
         }
     }

@@ -115,7 +115,7 @@ public class FixCostBenchmarks
             if (!Program.SmokeRun)
             {
                 // One invocation per iteration, so the cleanup can drain the worker between them.
-                AddJob(Job.Default.WithWarmupCount(2).WithIterationCount(10).WithInvocationCount(1).WithUnrollFactor(1)
+                AddJob(Job.Default.WithPromptTiering().WithWarmupCount(2).WithIterationCount(10).WithInvocationCount(1).WithUnrollFactor(1)
                     .WithLaunchCount(1).WithId("Fix"));
             }
 

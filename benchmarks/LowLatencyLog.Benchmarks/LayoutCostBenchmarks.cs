@@ -10,6 +10,7 @@ using log4net.Repository;
 using LowLatencyLog.Capture;
 using LowLatencyLog.IO;
 using LowLatencyLog.Layout;
+using LowLatencyLog.Benchmarks.Cases;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -175,7 +176,7 @@ public class LayoutCostBenchmarks
         {
             if (!Program.SmokeRun)
             {
-                AddJob(Job.Default.WithWarmupCount(3).WithIterationCount(12).WithLaunchCount(1).WithId("Layout"));
+                AddJob(Job.Default.WithPromptTiering().WithWarmupCount(3).WithIterationCount(12).WithLaunchCount(1).WithId("Layout"));
             }
         }
     }

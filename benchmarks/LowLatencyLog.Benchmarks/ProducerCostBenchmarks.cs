@@ -100,7 +100,7 @@ public class ProducerCostBenchmarks
             if (!Program.SmokeRun)
             {
                 // One invocation per iteration, so the cleanup can drain the worker between them.
-                AddJob(Job.Default.WithWarmupCount(3).WithIterationCount(15).WithInvocationCount(1).WithUnrollFactor(1)
+                AddJob(Job.Default.WithPromptTiering().WithWarmupCount(3).WithIterationCount(15).WithInvocationCount(1).WithUnrollFactor(1)
                     .WithLaunchCount(1).WithId("Producer"));
             }
 

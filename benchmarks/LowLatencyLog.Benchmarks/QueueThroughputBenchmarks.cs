@@ -7,6 +7,7 @@ using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
 using LowLatencyLog.Core;
+using LowLatencyLog.Benchmarks.Cases;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -144,7 +145,7 @@ internal sealed class QueueThroughputConfig : ManualConfig
     {
         if (!Program.SmokeRun)
         {
-            AddJob(Job.Default.WithWarmupCount(2).WithIterationCount(6).WithLaunchCount(1).WithId("Queue"));
+            AddJob(Job.Default.WithPromptTiering().WithWarmupCount(2).WithIterationCount(6).WithLaunchCount(1).WithId("Queue"));
         }
 
         AddColumn(new EventsPerSecondColumn());

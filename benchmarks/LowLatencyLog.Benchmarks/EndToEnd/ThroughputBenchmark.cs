@@ -91,7 +91,7 @@ internal sealed class ThroughputConfig : ManualConfig
         {
             // A fresh pipeline per invocation: one invocation per iteration, several iterations. The global setup has
             // already logged for a second and a half (JitWarmUp); these warm-ups settle the per-pipeline start.
-            AddJob(Job.Default
+            AddJob(Job.Default.WithPromptTiering()
                 .WithLaunchCount(1)
                 .WithWarmupCount(15)
                 .WithIterationCount(7)
