@@ -415,7 +415,8 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// <summary>Whether the layout was replaced or re-patterned since it was compiled.</summary>
     private bool LayoutChanged() =>
         !ReferenceEquals(Layout, _compiledFrom) ||
-        (_compiledPatternLayout != null && !ReferenceEquals(_compiledPatternLayout.ConversionPattern, _compiledPattern));
+        (_compiledPatternLayout != null && !ReferenceEquals(_compiledPatternLayout.ConversionPattern, _compiledPattern)) ||
+        (_compiled != null && _compiled.IgnoresException != _compiledFrom!.IgnoresException);
 
     /// <inheritdoc/>
     /// <remarks>

@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Runtime.CompilerServices;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Capture;
@@ -23,13 +24,36 @@ internal sealed class CompiledLayout
     // virtual call.
     private readonly bool _direct;
 
+    private readonly bool _messageOnly;
+    private readonly string? _beforeMessage;
+    private readonly string? _afterMessage;
+
     public CompiledLayout(ILayout layout, LayoutPart[] parts, string description)
     {
         _layout = layout;
         _parts = parts;
         _direct = Array.TrueForAll(parts, p => p.Direct);
+        IgnoresException = layout.IgnoresException;
         Description = description;
+
+        // One %message between literals ("%message%newline", "[%message]%newline"): written with no event view and no
+        // part loop, which for so short a pattern is most of the cost.
+        int message = Array.FindIndex(parts, p => p.Kind == PartKind.Message);
+        if (message >= 0 && parts.Length <= 3 &&
+            Array.TrueForAll(parts, p => p.Kind == PartKind.Literal || p == parts[message]) &&
+            (message == 0 || (message == 1 && parts.Length >= 2)) && (parts.Length - message) <= 2)
+        {
+            _messageOnly = true;
+            _beforeMessage = message == 1 ? parts[0].Text : null;
+            _afterMessage = message + 1 < parts.Length ? parts[message + 1].Text : null;
+        }
     }
+
+    /// <summary>
+    /// The layout's <see cref="ILayout.IgnoresException"/> when it was compiled: whether the exception text is written
+    /// after the layout. The appender compiles again when the layout's value changes.
+    /// </summary>
+    public bool IgnoresException { get; }
 
     /// <summary>What was compiled, for the internal debug line.</summary>
     public string Description { get; }
@@ -40,6 +64,12 @@ internal sealed class CompiledLayout
     /// </summary>
     public void Render(TextWriter writer, LoggingEvent loggingEvent)
     {
+        if (_messageOnly && writer is EventBufferWriter events && loggingEvent.MessageObject is string message)
+        {
+            WriteMessageOnly(events, message, IgnoresException ? loggingEvent.GetExceptionString() : null);
+            return;
+        }
+
         _event.Set(loggingEvent);
         Render(writer, _event);
     }
@@ -50,16 +80,51 @@ internal sealed class CompiledLayout
     /// </summary>
     public void Render(TextWriter writer, in CapturedEvent captured)
     {
+        if (_messageOnly && writer is EventBufferWriter events)
+        {
+            // A rebuilt event writes its captured message text, nothing when there is none.
+            WriteMessageOnly(events, captured.Message, IgnoresException ? captured.ExceptionString : null);
+            return;
+        }
+
         _event.Set(captured);
         Render(writer, _event);
+    }
+
+    private void WriteMessageOnly(EventBufferWriter writer, string? message, string? exception)
+    {
+        if (_beforeMessage != null)
+        {
+            writer.Write(_beforeMessage);
+        }
+
+        writer.Write(message, _afterMessage);
+        if (!string.IsNullOrEmpty(exception))
+        {
+            writer.WriteLine(exception);
+        }
     }
 
     /// <summary>Drops the last event rendered, so that nothing stays reachable from here while the appender is idle.</summary>
     public void Forget() => _event.Clear();
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Render(TextWriter writer, LayoutEvent loggingEvent)
     {
-        if (_layout.IgnoresException)
+        if (_direct && writer is EventBufferWriter events)
+        {
+            // The common case first, with no call in between.
+            string? text = IgnoresException ? loggingEvent.GetExceptionString() : null;
+            FormatDirect(events, loggingEvent);
+            if (!string.IsNullOrEmpty(text))
+            {
+                events.WriteLine(text);
+            }
+
+            return;
+        }
+
+        if (IgnoresException)
         {
             string? exception = loggingEvent.GetExceptionString();
             if (!string.IsNullOrEmpty(exception))
@@ -154,6 +219,9 @@ internal sealed class CompiledLayout
                     break;
                 case PartKind.Logger:
                     writer.Write(loggingEvent.LoggerName);
+                    break;
+                case PartKind.Exception:
+                    ExceptionPart.Render(writer, loggingEvent);
                     break;
                 default:
                     part.WriteDirect(writer, loggingEvent);

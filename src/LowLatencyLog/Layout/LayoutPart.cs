@@ -49,6 +49,7 @@ internal enum PartKind : byte
     Level,
     Thread,
     Logger,
+    Exception,
 }
 
 /// <summary>Literal text, <c>%%</c> and <c>%newline</c> (log4net merges neighbouring literals into one).</summary>
@@ -111,13 +112,17 @@ internal sealed class MessagePart : LayoutPart
 /// <summary><c>%exception</c> without an option: the exception text and a newline, nothing when there is none.</summary>
 internal sealed class ExceptionPart : LayoutPart
 {
-    public override bool Direct => true;
+    public ExceptionPart()
+        : base(PartKind.Exception)
+    {
+    }
 
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
 
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
 
-    private static void Render(TextWriter writer, LayoutEvent loggingEvent)
+    /// <summary>What log4net's <c>%exception</c> writes: the event's exception text and a newline, nothing without one.</summary>
+    public static void Render(TextWriter writer, LayoutEvent loggingEvent)
     {
         string? text = loggingEvent.GetExceptionString();
         if (!string.IsNullOrEmpty(text))

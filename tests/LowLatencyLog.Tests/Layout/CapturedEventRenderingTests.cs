@@ -55,6 +55,10 @@ public sealed class CapturedEventRenderingTests
     [TestCase("%timestamp [%thread] %level %logger %ndc - %message%newline")]
     [TestCase("%-5level %20.30logger %-10.10thread %5.5message|%appdomain|%P{num}|%n")]
     [TestCase("%utcdate{ABSOLUTE} %date{yyyy-MM-dd HH:mm:ss,fff} %m%n")]
+    [TestCase("%message%newline")]
+    [TestCase("[%m]%n")]
+    [TestCase("%m")]
+    [TestCase("%m %exception%n")]
     public void CommonPatterns_EveryCapture_SameBytes(string pattern)
     {
         List<LoggingEvent> events = LayoutHarness.Variety(new Random(17));

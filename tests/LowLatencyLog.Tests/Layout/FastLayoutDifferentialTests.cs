@@ -53,6 +53,11 @@ public sealed class FastLayoutDifferentialTests
     [TestCase("%d %p %c{1} [%t] %X{aKey} %m %ex%n")]
     [TestCase("%d %p %c{1} [%t] %m %exception%n")]
     [TestCase("%m%n")]
+    [TestCase("[%message]%newline")]
+    [TestCase("%message")]
+    [TestCase("prefix: %m")]
+    [TestCase("%m%n{DOS}")]
+    [TestCase("%m%m%n")]
     [TestCase("%d{HH:mm:ss.fff} %m%n")]
     [TestCase("%timestamp [%thread] %level %logger %ndc - %message%newline")]
     [TestCase("%-5level %20.30logger %-10.10thread %5.5message|%n")]
@@ -93,6 +98,31 @@ public sealed class FastLayoutDifferentialTests
         Assert.That(usedFast, Is.True);
         Assert.That(fast, Is.EqualTo(slow));
         Assert.That(Encoding.Unicode.GetString(fast), Does.Contain("header é").And.Contain("footer 😀"));
+    }
+
+    [Test]
+    public void IgnoresException_ChangedAfterActivation_IsFollowed()
+    {
+        LoggingEvent failed = LayoutHarness.Live("failed", Level.Error, exception: LayoutHarness.Thrown());
+        byte[] Run(string fast)
+        {
+            PatternLayout layout = LayoutHarness.Pattern("%message%newline");
+            var stream = new LowLatencyLog.Tests.Support.RecordingStream();
+            var appender = LayoutHarness.NewAppender(layout, fast, null, stream);
+            appender.ActivateOptions();
+            appender.DoAppend(failed); // the layout ignores exceptions: the appender writes the exception text after it
+            layout.IgnoresException = false; // now the layout claims to write it: nothing follows the line
+            appender.DoAppend(failed);
+            appender.Close();
+            return stream.ToArray();
+        }
+
+        byte[] slow = Run("false");
+        byte[] fast = Run("true");
+        Assert.That(fast, Is.EqualTo(slow));
+        string text = Encoding.UTF8.GetString(fast);
+        string exception = failed.GetExceptionString()!;
+        Assert.That(text.Split(exception).Length - 1, Is.EqualTo(1), "the exception text, once: after the first line only");
     }
 
     internal static string RandomPattern(Random random)
