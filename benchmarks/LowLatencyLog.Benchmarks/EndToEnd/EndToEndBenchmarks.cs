@@ -14,5 +14,20 @@ public class EndToEndBenchmarks : ThroughputBenchmark
     [ParamsSource(nameof(Cases))]
     public override string Case { get; set; } = "";
 
-    public static IEnumerable<string> Cases => CaseTable.Runnable(Suites.EndToEnd).Select(c => c.Name);
+    /// <summary>Every runnable case, or those named in <c>LLL_BENCH_CASES</c> (comma-separated) to run a few side by side.</summary>
+    public static IEnumerable<string> Cases
+    {
+        get
+        {
+            IEnumerable<string> all = CaseTable.Runnable(Suites.EndToEnd).Select(c => c.Name);
+            string? only = System.Environment.GetEnvironmentVariable("LLL_BENCH_CASES");
+            if (string.IsNullOrWhiteSpace(only))
+            {
+                return all;
+            }
+
+            var named = new HashSet<string>(only.Split(',').Select(n => n.Trim()));
+            return all.Where(named.Contains);
+        }
+    }
 }
