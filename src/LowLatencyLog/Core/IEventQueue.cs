@@ -16,10 +16,8 @@ namespace LowLatencyLog.Core;
 /// <item><see cref="EnqueuedCount"/> counts every item whose <see cref="TryEnqueue"/> returned
 /// <see cref="EnqueueResult.Enqueued"/> before the read; the dispatcher's <c>Flush</c> waits until that many have been
 /// drained.</item>
-/// <item><see cref="HasPending"/> must see every item whose publication came before, in its producer's program order,
-/// the producer's read of the worker's flag (see <see cref="BlockingWaitStrategy"/>). Whether the claim is a full fence
-/// (<see cref="ClaimIsFullFence"/>) matters only where the worker cannot order that for the producers
-/// (netstandard2.0).</item>
+/// <item>Whether the claim is a full fence (<see cref="ClaimIsFullFence"/>) matters to the wait strategy: a producer
+/// that signals a sleeping worker must order its publication before its read of the worker's flag.</item>
 /// </list>
 /// <para>The predicates, from the worker's point of view:</para>
 /// <list type="table">

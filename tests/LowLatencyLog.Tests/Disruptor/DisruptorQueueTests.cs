@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
-using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
@@ -97,12 +96,9 @@ public sealed class DisruptorQueueTests
         Assert.That(ring.Drain(buffer), Is.EqualTo(1), "only position 0 is contiguous with the worker's sequence");
         Assert.That(buffer[0], Is.EqualTo(10));
         Assert.That(ring.Drain(buffer), Is.Zero, "position 1 is claimed but not published: the range ends there");
-        // The .NET 8 build looks only at the next position's entry while the ring is open, never at the producers'
-        // cursor: the worker waits for the publisher's signal instead (the wait strategy's handshake). The
-        // netstandard2.0 build's handshake needs the claim, which shows on the cursor.
-        Assert.That(ring.HasPending, Is.EqualTo(LibraryIsNetStandard), "position 1 is claimed, not published");
+        Assert.That(ring.HasPending, Is.True, "but the worker knows something is coming");
         ring.Close();
-        Assert.That(ring.HasPending, Is.True, "once closed, a claim in flight shows: the worker waits for it");
+        Assert.That(ring.HasPending, Is.True, "once closed, too: the worker waits for the claim in flight");
         Assert.That(ring.IsCompleted, Is.False);
 
         ring.Publish(slow, 20);
@@ -111,10 +107,6 @@ public sealed class DisruptorQueueTests
         Assert.That(ring.HasPending, Is.False);
         Assert.That(ring.IsCompleted, Is.True);
     }
-
-    private static bool LibraryIsNetStandard =>
-        typeof(DisruptorQueue<int>).Assembly.GetCustomAttribute<System.Runtime.Versioning.TargetFrameworkAttribute>()!
-            .FrameworkName.StartsWith(".NETStandard", StringComparison.Ordinal);
 
     [Test]
     public void Drain_ALaterLapIsNotMistakenForThisOne()

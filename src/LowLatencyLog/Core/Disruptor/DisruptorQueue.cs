@@ -17,17 +17,16 @@ namespace LowLatencyLog.Core;
 /// cached copy of the gating sequence, and then claims with a compare-and-swap of the cursor (<see cref="TryNext"/>,
 /// Disruptor's <c>TryNext</c>): it never waits, so <see cref="OverflowAction.Discard"/> can give up, and a producer that
 /// finds the ring full leaves the waiting to the dispatcher (spin briefly, then sleep on its room gate until the worker
-/// frees slots). The Single mode (<c>DisruptorQueue.SingleProducer.cs</c>) claims
+/// frees slots). The compare-and-swap is a full fence and is what <see cref="HasPending"/> shows the worker, which is
+/// what the Blocking wait strategy's handshake needs. The Single mode (<c>DisruptorQueue.SingleProducer.cs</c>) claims
 /// with plain reads and a release store. docs/disruptor.md says why the claim is not an interlocked add.</para>
 /// <para><b>Publish.</b> The producer copies the item into the slot, then writes the position's lap number
 /// (<c>p &gt;&gt; log2(capacity)</c>) into the slot's availability entry with a release store: the item is visible before
 /// the entry says it is there. Lap numbers differ from one lap to the next, so entries never need resetting.</para>
 /// <para><b>Consume.</b> The worker walks the availability entries from its own sequence while each holds the lap its
 /// position expects (acquire reads): that is the end of the contiguous published range, even when later positions were
-/// published first by faster producers. While the ring is open, the worker never reads the cursor: "anything to
-/// take" (<see cref="HasPending"/>) is the next position's availability entry, the line producers touch once per 16
-/// positions rather than on every claim (netstandard2.0 reads the cursor, which its wait strategy's handshake needs;
-/// see <see cref="BlockingWaitStrategy"/>). It copies the whole range out in one batch,
+/// published first by faster producers. It reads the cursor only when that range is empty, to tell "a claim is being
+/// written" (<see cref="HasPending"/>) from "nothing claimed". It copies the whole range out in one batch,
 /// clears those slots (no references kept) and only then moves the gating sequence past them with a release store, so
 /// a producer that sees the new value also sees the cleared slots and cannot overwrite an item before it was read.</para>
 /// <para><b>Close.</b> The cursor's <see cref="SealedBit"/> is set by a compare-and-swap. Every later claim's
@@ -84,7 +83,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
 
     public ProducerType ProducerType { get; }
 
-    /// <summary>False for Single: the owner publishes with release stores (on netstandard2.0 the wait strategy then adds a fence).</summary>
+    /// <summary>False for Single: the owner publishes with release stores, so the wait strategy adds the fence.</summary>
     public bool ClaimIsFullFence => ProducerType == ProducerType.Multi;
 
     public bool IsClosed => _closed;
@@ -93,15 +92,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
 
     public long Count => Math.Max(0, Claimed() - Volatile.Read(ref _seq.Consumer));
 
-#if NETSTANDARD2_0
-    // The claim (Multi) or the producer's fence (Single) orders the cursor before the producer reads the worker's flag.
     public bool HasPending => Claimed() != _seq.Consumer;
-#else
-    // While open, the worker looks only at the next position's availability entry: reading the cursor would pull the
-    // line every claim writes away from the producers at each idle look. The wait strategy's process-wide barrier
-    // orders the entry (written before the producer reads the worker's flag) before this read.
-    public bool HasPending => _closed ? Claimed() != _seq.Consumer : IsPublished(_seq.Consumer);
-#endif
 
     public bool IsCompleted
     {
@@ -215,10 +206,6 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
         Volatile.Write(ref _available[index], (int)(position >> _shift));
     }
 
-    /// <summary>Worker side: whether <paramref name="position"/> has been published (acquire).</summary>
-    private bool IsPublished(long position) =>
-        Volatile.Read(ref _available[(int)position & _mask]) == (int)(position >> _shift);
-
     public int Drain(T[] buffer)
     {
         long next = _seq.Consumer; // only the worker writes it
@@ -229,8 +216,9 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
         // occupant wrote lap - 1, and position p + capacity cannot be claimed before p is taken), so the walk stops at
         // the first position not yet published, claimed or not. Not reading the cursor here keeps the worker off the
         // line every producer writes while it is busy.
+        int[] available = _available;
         long published = next;
-        while (published < end && IsPublished(published))
+        while (published < end && Volatile.Read(ref available[(int)published & _mask]) == (int)(published >> _shift))
         {
             published++;
         }

@@ -81,22 +81,17 @@ internal abstract class WaitStrategy
 
 /// <summary>
 /// Spins briefly, then sleeps on an event until a producer signals. The default: no idle CPU, and a producer pays
-/// one plain read of a flag while the worker is busy.
+/// one plain read of a flag (plus a full fence when the queue's claim is not one) while the worker is busy.
 /// </summary>
 /// <remarks>
-/// <para><b>The handshake</b> (Dekker's store-then-load on each side): the worker sets <c>_waiting</c> with an
-/// interlocked exchange and then checks <see cref="IWorkSignal.HasWork"/> once more before it sleeps; a producer
-/// publishes its item and then reads <c>_waiting</c>. Either the worker's re-check sees the item or the producer sees
-/// the flag and sets the event, provided neither side's load overtakes its own store. On .NET 8 and later the worker
-/// alone pays for that: between its exchange and its re-check it calls
-/// <c>Interlocked.MemoryBarrierProcessWide</c>, which makes every other thread's earlier stores visible, so a
-/// producer's publication is seen unless the producer's read of the flag came after the barrier, in which case it sees
-/// the flag (an asymmetric Dekker; a few microseconds per sleep, nothing per event). Without that barrier
-/// (netstandard2.0) the producer orders its own store: the queue's interlocked claim is a full fence, or it issues
-/// <see cref="Thread.MemoryBarrier"/>. Whoever exchanges the flag from 1 to 0 sets the event, so there is at most one
-/// set per sleep.</para>
+/// <para><b>The handshake</b> (a Dekker-style store-then-load on each side): the worker sets <c>_waiting</c> with an
+/// interlocked exchange (a full fence) and then checks <see cref="IWorkSignal.HasWork"/> once more before it sleeps.
+/// A producer publishes its item, makes sure that store is ordered before its next load (the queue's interlocked claim
+/// already is a full fence; otherwise <see cref="Thread.MemoryBarrier"/>), and then reads <c>_waiting</c>. Of the two
+/// fenced stores one comes first, so either the worker's re-check sees the item or the producer sees the flag and
+/// sets the event. Whoever exchanges the flag from 1 to 0 sets it, so there is at most one set per sleep.</para>
 /// <para>The sleep has a timeout all the same (<see cref="SafetyTimeoutMilliseconds"/>): should the protocol ever slip
-/// (a queue that breaks its promise), that costs latency, never an event.</para>
+/// (a queue that breaks its fence promise), that costs latency, never an event.</para>
 /// </remarks>
 internal sealed class BlockingWaitStrategy : WaitStrategy
 {
@@ -114,11 +109,7 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
 
     public BlockingWaitStrategy(bool claimIsFullFence)
     {
-#if NETSTANDARD2_0
         _fenceBeforeSignal = !claimIsFullFence;
-#else
-        _fenceBeforeSignal = false; // the worker's process-wide barrier does the ordering (see WaitForWork)
-#endif
     }
 
     internal bool IsWorkerWaiting => Volatile.Read(ref _waiting.Value) != 0;
@@ -157,9 +148,6 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
             // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
             _wake.Reset();
             Interlocked.Exchange(ref _waiting.Value, 1); // full fence before the re-check
-#if !NETSTANDARD2_0
-            Interlocked.MemoryBarrierProcessWide(); // producers' publications are visible now; they pay no fence
-#endif
             if (!work.HasWork)
             {
                 _wake.Wait(SafetyTimeoutMilliseconds);
