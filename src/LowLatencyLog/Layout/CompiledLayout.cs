@@ -14,7 +14,6 @@ namespace LowLatencyLog.Layout;
 /// </summary>
 internal sealed class CompiledLayout
 {
-    private readonly ILayout _layout;
     private readonly LayoutPart[] _parts;
     private readonly LayoutBuffer _buffer = new LayoutBuffer();
     private readonly LayoutEvent _event = new LayoutEvent();
@@ -30,7 +29,6 @@ internal sealed class CompiledLayout
 
     public CompiledLayout(ILayout layout, LayoutPart[] parts, string description)
     {
-        _layout = layout;
         _parts = parts;
         _direct = Array.TrueForAll(parts, p => p.Direct);
         IgnoresException = layout.IgnoresException;
@@ -38,10 +36,10 @@ internal sealed class CompiledLayout
 
         // One %message between literals ("%message%newline", "[%message]%newline"): written with no event view and no
         // part loop, which for so short a pattern is most of the cost.
+        // At most one literal before it (message index 0 or 1), at most one after it, nothing else.
         int message = Array.FindIndex(parts, p => p.Kind == PartKind.Message);
-        if (message >= 0 && parts.Length <= 3 &&
-            Array.TrueForAll(parts, p => p.Kind == PartKind.Literal || p == parts[message]) &&
-            (message == 0 || (message == 1 && parts.Length >= 2)) && (parts.Length - message) <= 2)
+        if (message >= 0 && message <= 1 && parts.Length - message <= 2 &&
+            Array.TrueForAll(parts, p => p.Kind == PartKind.Literal || p == parts[message]))
         {
             _messageOnly = true;
             _beforeMessage = message == 1 ? parts[0].Text : null;
