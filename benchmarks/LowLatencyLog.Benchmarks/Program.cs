@@ -67,6 +67,7 @@ public static class Program
           ProducerCostBenchmarks     ns per ILog.Info through each async appender against log4net's floor
           FixCostBenchmarks          what each fix value costs the logging thread (None, 268, Partial, All, Auto...)
           LayoutCostBenchmarks       the LOG4J2-930 patterns through BufferedFileAppender
+          ShortPatternBenchmarks     %message%newline against a renderer hand-written for it
           FileAppenderBenchmarks     our file appenders against log4net's FileAppender and RollingFileAppender
           EventBufferWriterBenchmarks  the file appenders' buffer alone
           QueueThroughputBenchmarks  the async engine's queues alone, no log4net
