@@ -255,46 +255,6 @@ internal sealed class EventBufferWriter : TextWriter
         WriteLong(value);
     }
 
-    /// <summary>Two strings, one after the other (a message and the literal after it), with one room check when both fit.</summary>
-    public void Write(string? first, string? second)
-    {
-        int firstLength = first?.Length ?? 0;
-        int secondLength = second?.Length ?? 0;
-        int count = _charCount;
-        char[] chars = _chars;
-        if (firstLength + secondLength > chars.Length - count)
-        {
-            Write(first);
-            Write(second);
-            return;
-        }
-
-        if (firstLength > 0)
-        {
-#if NET8_0_OR_GREATER
-            first.AsSpan().CopyTo(chars.AsSpan(count));
-#else
-            first!.CopyTo(0, chars, count, firstLength);
-#endif
-            count += firstLength;
-        }
-
-        if (secondLength == 1)
-        {
-            chars[count] = second![0];
-        }
-        else if (secondLength > 0)
-        {
-#if NET8_0_OR_GREATER
-            second.AsSpan().CopyTo(chars.AsSpan(count));
-#else
-            second!.CopyTo(0, chars, count, secondLength);
-#endif
-        }
-
-        _charCount = count + secondLength;
-    }
-
 #if NET8_0_OR_GREATER
     public override void Write(ReadOnlySpan<char> buffer)
     {

@@ -1,6 +1,5 @@
 using System;
 using System.IO;
-using System.Runtime.CompilerServices;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Capture;
@@ -96,54 +95,40 @@ internal sealed class CompiledLayout
             writer.Write(_beforeMessage);
         }
 
-        writer.Write(message, _afterMessage);
+        writer.Write(message);
+        writer.Write(_afterMessage);
+        WriteExceptionAfter(writer, exception);
+    }
+
+    /// <summary>Drops the last event rendered, so that nothing stays reachable from here while the appender is idle.</summary>
+    public void Forget() => _event.Clear();
+
+    private void Render(TextWriter writer, LayoutEvent loggingEvent)
+    {
+        string? exception = IgnoresException ? loggingEvent.GetExceptionString() : null;
+        if (_direct && writer is EventBufferWriter events)
+        {
+            FormatDirect(events, loggingEvent);
+        }
+        else
+        {
+            FormatBuffered(writer, loggingEvent);
+        }
+
+        WriteExceptionAfter(writer, exception);
+    }
+
+    /// <summary>What <c>AppenderSkeleton</c> writes after a layout that ignores exceptions: the text and a newline, if any.</summary>
+    private static void WriteExceptionAfter(TextWriter writer, string? exception)
+    {
         if (!string.IsNullOrEmpty(exception))
         {
             writer.WriteLine(exception);
         }
     }
 
-    /// <summary>Drops the last event rendered, so that nothing stays reachable from here while the appender is idle.</summary>
-    public void Forget() => _event.Clear();
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Render(TextWriter writer, LayoutEvent loggingEvent)
+    private void FormatBuffered(TextWriter writer, LayoutEvent loggingEvent)
     {
-        if (_direct && writer is EventBufferWriter events)
-        {
-            // The common case first, with no call in between.
-            string? text = IgnoresException ? loggingEvent.GetExceptionString() : null;
-            FormatDirect(events, loggingEvent);
-            if (!string.IsNullOrEmpty(text))
-            {
-                events.WriteLine(text);
-            }
-
-            return;
-        }
-
-        if (IgnoresException)
-        {
-            string? exception = loggingEvent.GetExceptionString();
-            if (!string.IsNullOrEmpty(exception))
-            {
-                Format(writer, loggingEvent);
-                writer.WriteLine(exception);
-                return;
-            }
-        }
-
-        Format(writer, loggingEvent);
-    }
-
-    private void Format(TextWriter writer, LayoutEvent loggingEvent)
-    {
-        if (_direct && writer is EventBufferWriter events)
-        {
-            FormatDirect(events, loggingEvent);
-            return;
-        }
-
         // No try/finally: after an exception the appender drops the event, and Begin resets the buffer.
         LayoutBuffer buffer = _buffer;
         buffer.Begin(writer);

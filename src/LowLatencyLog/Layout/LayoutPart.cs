@@ -117,9 +117,8 @@ internal sealed class ExceptionPart : LayoutPart
     {
     }
 
+    // Written straight into the file appender's writer by CompiledLayout, which calls Render for this kind.
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
-
-    public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
 
     /// <summary>What log4net's <c>%exception</c> writes: the event's exception text and a newline, nothing without one.</summary>
     public static void Render(TextWriter writer, LayoutEvent loggingEvent)
