@@ -12,6 +12,8 @@ namespace LowLatencyLog.Benchmarks.Quick;
 /// <c>--quick [repeats] [csv] [cases] [events]</c>: the README's comparison in a few minutes. Every quick case, 1 and 4 producers, end to
 /// end to a file; the median of several runs after one warm-up run. Prints a Markdown table (events/s and the ratio
 /// against log4net's RollingFileAppender) and writes <c>Quick-throughput.csv</c> for <c>--charts</c>.
+/// The runs are taken in rounds, each round measuring every cell once: a slow stretch of the machine then lowers one
+/// run of every cell instead of every run of a few, and the medians stay comparable.
 /// </summary>
 /// <remarks>
 /// Not BenchmarkDotNet: one process, few runs, no statistics beyond the median. Use it to see the picture; use the
@@ -42,23 +44,33 @@ internal static class QuickComparison
             WarmUpCase(benchCase, 1);
         }
 
-        var rows = new List<ThroughputRow>();
+        (BenchCase Case, int Producers)[] cells = cases.SelectMany(c => ProducerCounts.Select(p => (c, p))).ToArray();
+        var runs = cells.Select(_ => new List<double>()).ToArray();
         bool rewrite = !Console.IsOutputRedirected;
         int step = 0;
-        foreach (BenchCase benchCase in cases)
+        for (int round = 0; round < repeats; round++)
         {
-            foreach (int producers in ProducerCounts)
+            for (int i = 0; i < cells.Length; i++)
             {
+                (BenchCase benchCase, int producers) = cells[i];
                 step++;
-                string progress = $"[{step}/{cases.Length * ProducerCounts.Length}] {benchCase.Name}, {producers} producer(s)";
+                string progress = $"[{step}/{cells.Length * repeats}] {benchCase.Name}, {producers} producer(s)";
                 Console.Write(rewrite ? "\r" + progress.PadRight(70) : progress + Environment.NewLine);
-                // Warm-up for a second at least: the tiered JIT needs about that long to reach steady-state code.
-                WarmUpCase(benchCase, producers);
+                if (round == 0)
+                {
+                    // Warm-up for a second at least: the tiered JIT needs about that long to reach steady-state code.
+                    WarmUpCase(benchCase, producers);
+                }
 
-                double[] runs = Enumerable.Range(0, repeats).Select(_ => ThroughputProbe.Measure(benchCase, producers, events)).OrderBy(v => v).ToArray();
-                double median = runs[runs.Length / 2];
-                rows.Add(new ThroughputRow("Quick", benchCase.Name, producers, median, 1e9 / median, -1));
+                runs[i].Add(ThroughputProbe.Measure(benchCase, producers, events));
             }
+        }
+
+        var rows = new List<ThroughputRow>();
+        for (int i = 0; i < cells.Length; i++)
+        {
+            double median = runs[i].OrderBy(v => v).ElementAt(runs[i].Count / 2);
+            rows.Add(new ThroughputRow("Quick", cells[i].Case.Name, cells[i].Producers, median, 1e9 / median, -1));
         }
 
         if (rewrite)
