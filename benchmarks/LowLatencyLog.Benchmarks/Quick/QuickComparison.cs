@@ -13,7 +13,9 @@ namespace LowLatencyLog.Benchmarks.Quick;
 /// end to a file; the median of several runs after one warm-up run. Prints a Markdown table (events/s and the ratio
 /// against log4net's RollingFileAppender) and writes <c>Quick-throughput.csv</c> for <c>--charts</c>.
 /// The runs are taken in rounds, each round measuring every cell once: a slow stretch of the machine then lowers one
-/// run of every cell instead of every run of a few, and the medians stay comparable.
+/// run of every cell instead of every run of a few, and the medians stay comparable. Each measured run follows an
+/// unmeasured run of the same cell, which takes what the previous cell left behind (its garbage, its file still being
+/// written back, its threads winding down).
 /// </summary>
 /// <remarks>
 /// Not BenchmarkDotNet: one process, few runs, no statistics beyond the median. Use it to see the picture; use the
@@ -60,6 +62,10 @@ internal static class QuickComparison
                 {
                     // Warm-up for a second at least: the tiered JIT needs about that long to reach steady-state code.
                     WarmUpCase(benchCase, producers);
+                }
+                else
+                {
+                    ThroughputProbe.Measure(benchCase, producers, events);
                 }
 
                 runs[i].Add(ThroughputProbe.Measure(benchCase, producers, events));
