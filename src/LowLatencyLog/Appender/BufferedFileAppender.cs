@@ -60,7 +60,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     private CompiledLayout? _compiled;
     private ILayout? _compiledFrom;
     private PatternLayout? _compiledPatternLayout;
-    private string? _compiledPattern;
+    private object? _compiledChain;
 
     // All of the following is guarded by LockObj (taken by DoAppend, OnClose, Flush and the timer).
     private EventBufferWriter? _writer;
@@ -412,10 +412,10 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         ErrorHandler.Error("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
     }
 
-    /// <summary>Whether the layout was replaced or re-patterned since it was compiled.</summary>
+    /// <summary>Whether the layout was replaced or activated again (a new converter chain) since it was compiled.</summary>
     private bool LayoutChanged() =>
         !ReferenceEquals(Layout, _compiledFrom) ||
-        (_compiledPatternLayout != null && !ReferenceEquals(_compiledPatternLayout.ConversionPattern, _compiledPattern)) ||
+        (_compiledPatternLayout != null && !ReferenceEquals(LayoutCompiler.ConverterChain(_compiledPatternLayout), _compiledChain)) ||
         (_compiled != null && _compiled.IgnoresException != _compiledFrom!.IgnoresException);
 
     /// <inheritdoc/>
@@ -507,7 +507,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         ILayout? layout = Layout;
         _compiledFrom = layout;
         _compiledPatternLayout = layout as PatternLayout;
-        _compiledPattern = _compiledPatternLayout?.ConversionPattern;
+        _compiledChain = _compiledPatternLayout != null ? LayoutCompiler.ConverterChain(_compiledPatternLayout) : null;
         string reason;
         if (!_fastLayout)
         {

@@ -2,6 +2,7 @@ using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Linq;
+using System.Linq.Expressions;
 using System.Reflection;
 using log4net.Layout;
 using log4net.Util;
@@ -27,10 +28,30 @@ internal static class LayoutCompiler
     private static readonly Assembly Log4net = typeof(PatternLayout).Assembly;
     private static readonly FieldInfo? HeadField = typeof(PatternLayout).GetField("_head", Private);
     private static readonly FieldInfo? RegistryField = typeof(PatternLayout).GetField("_instanceRulesRegistry", Private);
+    private static readonly Func<PatternLayout, object?> ReadHead = BuildHeadReader();
 
     private static readonly Type? LiteralType = Log4net.GetType("log4net.Util.PatternStringConverters.LiteralPatternConverter");
     private static readonly Type? NewLineType = Log4net.GetType("log4net.Util.PatternStringConverters.NewLinePatternConverter");
     private static readonly Dictionary<Type, Func<PatternConverter, string?, LayoutPart?>> Factories = BuildFactories();
+
+    /// <summary>
+    /// The first converter of the chain the layout renders with. <c>ActivateOptions</c> builds a new chain (setting the
+    /// pattern alone does not), so a different object means the layout renders differently now.
+    /// </summary>
+    public static object? ConverterChain(PatternLayout layout) => ReadHead(layout);
+
+    private static Func<PatternLayout, object?> BuildHeadReader()
+    {
+        if (HeadField == null)
+        {
+            return _ => null; // such a layout is never compiled
+        }
+
+        // A compiled read, not FieldInfo.GetValue: the appender checks the chain before every single event.
+        ParameterExpression layout = Expression.Parameter(typeof(PatternLayout), "layout");
+        return Expression.Lambda<Func<PatternLayout, object?>>(
+            Expression.Convert(Expression.Field(layout, HeadField), typeof(object)), layout).Compile();
+    }
 
     /// <summary>The compiled layout, or null and the reason the layout must render itself.</summary>
     public static CompiledLayout? TryCompile(ILayout? layout, out string reason)

@@ -125,6 +125,52 @@ public sealed class FastLayoutDifferentialTests
         Assert.That(text.Split(exception).Length - 1, Is.EqualTo(1), "the exception text, once: after the first line only");
     }
 
+    [Test]
+    public void APatternSetAfterActivation_IsFollowedOnceTheLayoutIsActivated()
+    {
+        // Setting the pattern changes nothing until ActivateOptions builds the new chain; then the new pattern applies.
+        byte[] Run(string fast)
+        {
+            PatternLayout layout = LayoutHarness.Pattern("%level %message%newline");
+            var stream = new LowLatencyLog.Tests.Support.RecordingStream();
+            var appender = LayoutHarness.NewAppender(layout, fast, null, stream);
+            appender.ActivateOptions();
+            appender.DoAppend(LayoutHarness.Live("one"));
+            layout.ConversionPattern = "[%message]%newline";
+            appender.DoAppend(LayoutHarness.Live("two"));
+            layout.ActivateOptions();
+            appender.DoAppend(LayoutHarness.Live("three"));
+            appender.Close();
+            return stream.ToArray();
+        }
+
+        byte[] fast = Run("true");
+        Assert.That(fast, Is.EqualTo(Run("false")));
+        Assert.That(Encoding.UTF8.GetString(fast).Replace("\r", ""), Is.EqualTo("WARN one\nWARN two\n[three]\n"));
+    }
+
+    [Test]
+    public void AConverterAddedAfterActivation_FallsBackOnceTheLayoutIsActivated()
+    {
+        byte[] Run(string fast)
+        {
+            PatternLayout layout = LayoutHarness.Pattern("%level %message%newline");
+            var stream = new LowLatencyLog.Tests.Support.RecordingStream();
+            var appender = LayoutHarness.NewAppender(layout, fast, null, stream);
+            appender.ActivateOptions();
+            appender.DoAppend(LayoutHarness.Live("one"));
+            layout.AddConverter("level", typeof(FastLayoutFallbackTests.ShoutingLevelConverter));
+            layout.ActivateOptions();
+            appender.DoAppend(LayoutHarness.Live("two"));
+            appender.Close();
+            return stream.ToArray();
+        }
+
+        byte[] fast = Run("true");
+        Assert.That(fast, Is.EqualTo(Run("false")));
+        Assert.That(Encoding.UTF8.GetString(fast), Does.Contain("<<WARN>> two"));
+    }
+
     internal static string RandomPattern(Random random)
     {
         var pattern = new StringBuilder();
