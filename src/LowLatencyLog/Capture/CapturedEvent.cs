@@ -52,10 +52,26 @@ internal readonly struct CapturedEvent
     {
         return new CapturedEvent(
             source,
-            (flags & FixFlags.Message) != 0 ? source.RenderedMessage : null,
+            (flags & FixFlags.Message) != 0 ? MessageOf(source) : null,
             (flags & FixFlags.ThreadName) != 0 ? source.ThreadName : null,
             (flags & FixFlags.Exception) != 0 ? source.GetExceptionString() : null,
             (flags & CapturedContext.Flags) != 0 ? CapturedContext.Capture(source, flags) : null);
+    }
+
+    /// <summary>
+    /// The message as log4net's <c>%message</c> writes it: through <see cref="LoggingEvent.WriteRenderedMessage"/>, which
+    /// a subclass may override (to mask the text, say); for log4net's own event that is <see cref="LoggingEvent.RenderedMessage"/>.
+    /// </summary>
+    private static string? MessageOf(LoggingEvent source)
+    {
+        if (source.GetType() == typeof(LoggingEvent))
+        {
+            return source.RenderedMessage;
+        }
+
+        using var writer = new System.IO.StringWriter(); // the current culture, as the file appender's writer
+        source.WriteRenderedMessage(writer);
+        return writer.ToString();
     }
 
     /// <summary>

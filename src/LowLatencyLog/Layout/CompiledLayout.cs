@@ -61,7 +61,7 @@ internal sealed class CompiledLayout
     /// </summary>
     public void Render(TextWriter writer, LoggingEvent loggingEvent)
     {
-        if (_messageOnly && writer is EventBufferWriter events && loggingEvent.MessageObject is string message)
+        if (_messageOnly && writer is EventBufferWriter events && LayoutEvent.PlainStringMessage(loggingEvent) is { } message)
         {
             WriteMessageOnly(events, message, IgnoresException ? loggingEvent.GetExceptionString() : null);
             return;

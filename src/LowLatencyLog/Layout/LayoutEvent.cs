@@ -67,7 +67,7 @@ internal sealed class LayoutEvent
         {
             writer.Write(_captured.Message); // a rebuilt event writes its captured text, nothing when there is none
         }
-        else if (_source.MessageObject is string message)
+        else if (PlainStringMessage(_source) is { } message)
         {
             // What WriteRenderedMessage writes for a string (a rendered copy of it, if any, is the same string).
             writer.Write(message);
@@ -79,5 +79,13 @@ internal sealed class LayoutEvent
     }
 
     /// <summary>The message when it is a plain string (written without a call through the writer), else null.</summary>
-    public string? StringMessage => _source != null ? _source.MessageObject as string : _captured.Message;
+    public string? StringMessage => _source != null ? PlainStringMessage(_source) : _captured.Message;
+
+    /// <summary>
+    /// A log4net event's string message, to be written as it is; null when the message is not a string or the event is
+    /// a subclass, which may override <see cref="LoggingEvent.WriteRenderedMessage"/> (to mask it, say), as log4net's
+    /// <c>%message</c> calls it.
+    /// </summary>
+    public static string? PlainStringMessage(LoggingEvent loggingEvent) =>
+        loggingEvent.GetType() == typeof(LoggingEvent) ? loggingEvent.MessageObject as string : null;
 }

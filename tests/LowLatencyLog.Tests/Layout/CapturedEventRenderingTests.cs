@@ -81,6 +81,33 @@ public sealed class CapturedEventRenderingTests
         }
     }
 
+    [TestCase("%message%newline")]
+    [TestCase("[%level] %message%newline")]
+    public void AnEventSubclassThatRewritesItsMessage_IsWrittenAsLog4netWritesIt(string pattern)
+    {
+        // log4net's %message calls the virtual WriteRenderedMessage; a subclass that masks the text must stay masked,
+        // on the fast path from the event and from what an async appender captured.
+        var events = new List<LoggingEvent> { new MaskedEvent("card 4111111111111111"), LayoutHarness.Live("plain") };
+        PatternLayout layout = LayoutHarness.Pattern(pattern);
+        byte[] slow = LayoutHarness.Render(layout, "false", null, events);
+
+        Assert.That(LayoutHarness.Render(layout, "true", null, events), Is.EqualTo(slow));
+        Assert.That(LayoutHarness.RenderCaptured(layout, null, Capture(events, CapturedEvent.SlotFlags), out bool taken), Is.EqualTo(slow));
+        Assert.That(taken, Is.True);
+        string text = System.Text.Encoding.UTF8.GetString(slow);
+        Assert.That(text, Does.Contain("MASKED").And.Contain("plain").And.Not.Contain("4111"));
+    }
+
+    private sealed class MaskedEvent : LoggingEvent
+    {
+        public MaskedEvent(string message)
+            : base(typeof(MaskedEvent), LayoutHarness.Repository, "App.Payments", Level.Info, message, null)
+        {
+        }
+
+        public override void WriteRenderedMessage(System.IO.TextWriter writer) => writer.Write("MASKED");
+    }
+
     [Test]
     public void Threshold_AppliesAsForLog4netEvents()
     {
