@@ -21,7 +21,11 @@ internal sealed partial class CustomDateFormat
         Fraction,
         FractionTrimmed,
         Other,
+        OffsetAfterDate,
     }
+
+    /// <summary>Ends the throw-away date in front of an <see cref="TokenKind.OffsetAfterDate"/> token's text.</summary>
+    private const char AfterDateMark = '\u0001';
 
     private static List<Token>? Tokenize(string format)
     {
@@ -156,6 +160,12 @@ internal sealed partial class CustomDateFormat
                 }
 
                 tokens.Add(new Token(c == 'f' ? TokenKind.Fraction : TokenKind.FractionTrimmed, count, null));
+                return true;
+            case 'z' when tokens.Exists(t => t.Kind is TokenKind.Year or TokenKind.Month or TokenKind.MonthName or TokenKind.Day or TokenKind.DayName):
+                // .NET writes an offset after a day, month or year with the time's own offset; in a format without one
+                // before it, a time on 1 January of year 1 gets today's offset. Formatted alone it would be the latter,
+                // so it is formatted after a day, which is cut off again.
+                tokens.Add(new Token(TokenKind.OffsetAfterDate, count, "d'" + AfterDateMark + "'" + new string(c, count)));
                 return true;
             case 'g':
             case 'z':

@@ -215,6 +215,10 @@ internal sealed partial class CustomDateFormat : DateFormat
                 }
 
                 break;
+            case TokenKind.OffsetAfterDate:
+                string dated = time.ToString(token.Text, Invariant);
+                Append(dated.Substring(dated.IndexOf(AfterDateMark) + 1));
+                break;
             default:
                 // Era, offset, kind: rare; .NET formats them, once per second.
                 Append(time.ToString(token.Text, Invariant));

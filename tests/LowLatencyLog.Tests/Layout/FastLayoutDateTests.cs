@@ -101,6 +101,47 @@ public sealed class FastLayoutDateTests
         TestContext.Out.WriteLine($"{transitions} DST transitions checked");
     }
 
+    [Test]
+    public void AnOffsetOnTheFirstDayOfYearOne_AsDotNetWritesItAfterADateOrAlone_SameBytes()
+    {
+        // .NET writes "zzz" after a day, month or year with the time's own offset, but in a format with none before it
+        // a time on 1 January of year 1 gets today's offset; in year 1 New York's offset is its local mean time, not today's.
+        string? original = Environment.GetEnvironmentVariable("TZ");
+        var events = new List<LoggingEvent>
+        {
+            LayoutHarness.Data(default),
+            LayoutHarness.Data(new DateTime(1, 1, 1, 12, 0, 0, DateTimeKind.Utc)),
+            LayoutHarness.Data(new DateTime(1, 1, 2, 12, 0, 0, DateTimeKind.Utc)),
+            LayoutHarness.Data(new DateTime(2025, 3, 9, 12, 0, 0, DateTimeKind.Utc)),
+        };
+        string[] patterns =
+        {
+            "%utcdate{yyyy-MM-dd HH:mm:ss zzz}%n", "%date{yyyy-MM-dd HH:mm:ss zzz}%n", "%date{HH:mm:ss zzz}%n",
+            "%date{zz HH:mm d zzz K}%n", "%utcdate{HH:mm z}%n", "%date{MMM z}%n",
+        };
+        try
+        {
+            foreach (string zone in new[] { "America/New_York", "Asia/Kolkata" })
+            {
+                Environment.SetEnvironmentVariable("TZ", zone);
+                TimeZoneInfo.ClearCachedData();
+                foreach (string pattern in patterns)
+                {
+                    PatternLayout layout = LayoutHarness.Pattern(pattern);
+                    byte[] slow = LayoutHarness.Render(layout, "false", null, events);
+                    byte[] fast = LayoutHarness.Render(layout, null, null, events, out bool usedFast);
+                    Assert.That(usedFast, Is.True, pattern);
+                    Assert.That(fast, Is.EqualTo(slow), $"pattern {pattern} in {TimeZoneInfo.Local.Id}: " + LayoutHarness.Describe(slow, fast, Encoding.UTF8));
+                }
+            }
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable("TZ", original);
+            TimeZoneInfo.ClearCachedData();
+        }
+    }
+
     /// <summary>The UTC instants at which the local zone's offset changes, to the tick.</summary>
     private static IEnumerable<DateTime> Transitions(int fromYear, int toYear)
     {
