@@ -1,4 +1,5 @@
 using System;
+using System.Globalization;
 using System.IO;
 using log4net.Core;
 using log4net.Util;
@@ -169,8 +170,9 @@ internal sealed class PropertyPart : LayoutPart
 /// </summary>
 /// <remarks>
 /// log4net finds the dots with culture-sensitive string searches. For a name of printable ASCII that is the same as
-/// an ordinal search, so such names are cut by hand, written from their chars and the cut remembered for the last
-/// name seen; any other name takes log4net's own calls (and their substrings), so the text is the same in every case.
+/// an ordinal search in almost every culture, so such names are cut by hand and written from their chars; any other
+/// name, and any name in a culture whose searches differ (Thai ignores punctuation), takes log4net's own calls, so the
+/// text is the same in every case. The cut is remembered for the last name and culture seen.
 /// </remarks>
 internal sealed class LoggerPart : LayoutPart
 {
@@ -178,8 +180,21 @@ internal sealed class LoggerPart : LayoutPart
 
     private readonly int _precision;
     private string? _lastName;
+    private CultureInfo? _lastCulture;
     private int _lastStart;
     private int _lastCount;
+    private string? _lastText; // the cut made by log4net's calls, when the last name needed them
+
+    // The cuts made by log4net's calls for the last few names that needed them, so that loggers taking turns do not
+    // allocate a substring per event.
+    private const int CultureCuts = 8;
+    private readonly string?[] _cutNames = new string?[CultureCuts];
+    private readonly CultureInfo?[] _cutCultures = new CultureInfo?[CultureCuts];
+    private readonly string?[] _cutTexts = new string?[CultureCuts];
+    private int _nextCut;
+
+    private CultureInfo? _checkedCulture;
+    private bool _cultureCutsOrdinally;
 
     public LoggerPart(int precision)
         : base(precision <= 0 ? PartKind.Logger : PartKind.Other) => _precision = precision;
@@ -226,16 +241,28 @@ internal sealed class LoggerPart : LayoutPart
             return false;
         }
 
-        if (!ReferenceEquals(name, _lastName))
+        CultureInfo culture = CultureInfo.CurrentCulture;
+        if (!ReferenceEquals(name, _lastName) || !ReferenceEquals(culture, _lastCulture))
         {
-            if (!IsPrintableAscii(name))
+            _lastName = null;
+            if (CutsOrdinally(culture) && IsPrintableAscii(name))
             {
-                writer.Write(CultureSensitiveCut(name, _precision));
-                return false;
+                Cut(name, _precision, out _lastStart, out _lastCount);
+                _lastText = null;
+            }
+            else
+            {
+                _lastText = CultureCut(name, culture);
             }
 
-            Cut(name, _precision, out _lastStart, out _lastCount);
             _lastName = name;
+            _lastCulture = culture;
+        }
+
+        if (_lastText != null)
+        {
+            writer.Write(_lastText);
+            return false;
         }
 
         start = _lastStart;
@@ -247,6 +274,39 @@ internal sealed class LoggerPart : LayoutPart
         }
 
         return true;
+    }
+
+    private string CultureCut(string name, CultureInfo culture)
+    {
+        for (int i = 0; i < CultureCuts; i++)
+        {
+            if (ReferenceEquals(_cutNames[i], name) && ReferenceEquals(_cutCultures[i], culture))
+            {
+                return _cutTexts[i]!;
+            }
+        }
+
+        string text = CultureSensitiveCut(name, _precision); // may throw, as log4net's converter does
+        int slot = _nextCut;
+        _nextCut = (slot + 1) % CultureCuts;
+        _cutNames[slot] = name;
+        _cutCultures[slot] = culture;
+        _cutTexts[slot] = text;
+        return text;
+    }
+
+    /// <summary>Whether <paramref name="culture"/>'s searches for "." find the dots an ordinal search finds.</summary>
+    private bool CutsOrdinally(CultureInfo culture)
+    {
+        if (!ReferenceEquals(culture, _checkedCulture))
+        {
+            CompareInfo compare = culture.CompareInfo;
+            _cultureCutsOrdinally = compare.LastIndexOf("a.b", Dot) == 1 && compare.LastIndexOf("Ab.cd.e", Dot) == 5 &&
+                compare.IsSuffix("a.", Dot) && !compare.IsSuffix("a-", Dot);
+            _checkedCulture = culture;
+        }
+
+        return _cultureCutsOrdinally;
     }
 
     private static void Cut(string name, int precision, out int start, out int count)

@@ -84,6 +84,32 @@ public sealed class FastLayoutAllocationTests
     }
 
     [Test]
+    public void LoggerPrecision_WithNamesLog4netCutsByCulture_AllocatesNothingPerEvent()
+    {
+        // Names other than printable ASCII are cut by log4net's own (substring-making) calls; the cuts are remembered.
+        CompiledLayout compiled = LayoutCompiler.TryCompile(LayoutHarness.Pattern("%c{1} %logger{2} %m%n"), out _)!;
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64 * 1024) { Stream = Stream.Null };
+        string[] loggers = { "App.Üñí.Çödé", "Zahlung.Prüfung", "App.Orders.Service", "订单.服务" };
+        LoggingEvent[] events = Enumerable.Range(0, 64)
+            .Select(i => LayoutHarness.Data(new DateTime(2024, 3, 9, 12, 0, 0, DateTimeKind.Utc), message: "m" + i, logger: loggers[i % loggers.Length]))
+            .ToArray();
+        void Run(int count)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                compiled.Render(writer, events[i % events.Length]);
+                writer.EndEvent();
+            }
+
+            writer.WriteCompleteEvents();
+        }
+
+        Run(events.Length * 2);
+        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
+        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+    }
+
+    [Test]
     public void SimpleLayout_AllocatesNothingPerEvent()
     {
         var layout = new SimpleLayout();

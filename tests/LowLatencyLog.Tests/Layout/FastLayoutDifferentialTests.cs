@@ -171,6 +171,44 @@ public sealed class FastLayoutDifferentialTests
         Assert.That(Encoding.UTF8.GetString(fast), Does.Contain("<<WARN>> two"));
     }
 
+    [TestCase("th-TH")]
+    [TestCase("tr-TR")]
+    [TestCase("")]
+    public void LoggerPrecision_CutsAsLog4netDoes_InTheCurrentCulture(string cultureName)
+    {
+        // log4net finds the dots with culture-sensitive searches: in Thai "x.y".LastIndexOf(".") is not 1, so it
+        // writes other text (and for some names throws, which drops the event); the fast path must do the same.
+        var events = new List<LoggingEvent>();
+        foreach (string logger in new[] { "x.y", "App.Orders.Service", "a.b.c.d", "Root", "trailing.dot.", "App.Üñí.Çödé", "x.y" })
+        {
+            events.Add(LayoutHarness.Live("m", Level.Info, logger));
+        }
+
+        System.Globalization.CultureInfo original = System.Globalization.CultureInfo.CurrentCulture;
+        try
+        {
+            System.Globalization.CultureInfo.CurrentCulture = new System.Globalization.CultureInfo(cultureName);
+            foreach (string pattern in new[] { "%c{2} %m%n", "%logger{1}|%n", "%-12.8logger{3}|%n" })
+            {
+                // One event at a time: an event log4net cannot render is dropped, and the rest must still match.
+                foreach (LoggingEvent loggingEvent in events)
+                {
+                    PatternLayout layout = LayoutHarness.Pattern(pattern);
+                    byte[] slow = LayoutHarness.Render(layout, "false", null, new[] { loggingEvent });
+                    byte[] fast = LayoutHarness.Render(layout, "true", null, new[] { loggingEvent });
+                    Assert.That(fast, Is.EqualTo(slow), $"{pattern} for {loggingEvent.LoggerName} in '{cultureName}'");
+                }
+
+                PatternLayout all = LayoutHarness.Pattern(pattern);
+                Assert.That(LayoutHarness.Render(all, "true", null, events), Is.EqualTo(LayoutHarness.Render(all, "false", null, events)), pattern);
+            }
+        }
+        finally
+        {
+            System.Globalization.CultureInfo.CurrentCulture = original;
+        }
+    }
+
     internal static string RandomPattern(Random random)
     {
         var pattern = new StringBuilder();
