@@ -446,7 +446,8 @@ internal sealed class PaddedPart : LayoutPart
 /// </summary>
 internal sealed class PaddedLevelPart : LayoutPart
 {
-    private const int Remembered = 16;
+    // log4net defines 18 levels; past this many the oldest text is replaced, so the levels in use stay remembered.
+    private const int Remembered = 32;
 
     private readonly int _min;
     private readonly int _max;
@@ -454,6 +455,7 @@ internal sealed class PaddedLevelPart : LayoutPart
     private readonly Level?[] _levels = new Level?[Remembered];
     private readonly string?[] _texts = new string?[Remembered];
     private int _count;
+    private int _nextReplaced;
     private string? _suffix;
 
     public PaddedLevelPart(int min, int max, bool leftAlign)
@@ -491,13 +493,19 @@ internal sealed class PaddedLevelPart : LayoutPart
         }
 
         string text = Padded(level?.DisplayName ?? string.Empty) + _suffix;
-        if (_count < Remembered)
+        int slot = _count;
+        if (slot < Remembered)
         {
-            _texts[_count] = text;
-            _levels[_count] = level;
             _count++;
         }
+        else
+        {
+            slot = _nextReplaced;
+            _nextReplaced = (slot + 1) % Remembered;
+        }
 
+        _texts[slot] = text;
+        _levels[slot] = level;
         return text;
     }
 

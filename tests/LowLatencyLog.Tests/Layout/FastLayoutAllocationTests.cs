@@ -110,6 +110,33 @@ public sealed class FastLayoutAllocationTests
     }
 
     [Test]
+    public void PaddedLevel_WithEveryLevelLog4netDefines_AllocatesNothingPerEvent()
+    {
+        Level[] levels = typeof(Level).GetFields(System.Reflection.BindingFlags.Public | System.Reflection.BindingFlags.Static)
+            .Where(f => f.FieldType == typeof(Level)).Select(f => (Level)f.GetValue(null)!).ToArray();
+        Assert.That(levels, Has.Length.GreaterThan(16));
+        CompiledLayout compiled = LayoutCompiler.TryCompile(LayoutHarness.Pattern("%-5level %m%n"), out _)!;
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64 * 1024) { Stream = Stream.Null };
+        LoggingEvent[] events = levels
+            .Select(level => LayoutHarness.Data(new DateTime(2024, 3, 9, 12, 0, 0, DateTimeKind.Utc), message: "m", level: level))
+            .ToArray();
+        void Run(int count)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                compiled.Render(writer, events[i % events.Length]);
+                writer.EndEvent();
+            }
+
+            writer.WriteCompleteEvents();
+        }
+
+        Run(events.Length * 2);
+        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
+        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+    }
+
+    [Test]
     public void SimpleLayout_AllocatesNothingPerEvent()
     {
         var layout = new SimpleLayout();
