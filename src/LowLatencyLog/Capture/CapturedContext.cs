@@ -1,23 +1,34 @@
+using System;
+using System.Linq.Expressions;
+using System.Reflection;
 using log4net.Core;
 using log4net.Util;
 
 namespace LowLatencyLog.Capture;
 
 /// <summary>
-/// The rarely needed fields of a captured event (properties, location, user name, identity), allocated only when
-/// <c>fix</c> selects one of them, so the queue slot stays five references wide.
+/// The rarely needed fields of a captured event (properties, location, user name, identity, and a domain other than
+/// the process's), allocated only when <c>fix</c> selects one of them or the event's domain differs, so the queue slot
+/// stays as narrow as it is.
 /// </summary>
 internal sealed class CapturedContext
 {
     /// <summary>The flags captured into this object.</summary>
     public const FixFlags Flags = FixFlags.Properties | FixFlags.LocationInfo | FixFlags.UserName | FixFlags.Identity;
 
-    private CapturedContext(PropertiesDictionary? properties, LocationInfo? location, string? userName, string? identity)
+    // log4net builds an event's composite properties once, from the fix flags it has then, and a later Fix reuses
+    // them; so a sibling that fixes the user name or identity after this read must not find them already built.
+    private static readonly FieldInfo? CompositeField = typeof(LoggingEvent).GetField("_compositeProperties", BindingFlags.NonPublic | BindingFlags.Instance);
+    private static readonly Func<LoggingEvent, bool>? HasComposite = CompositeField == null ? null : BuildHasComposite(CompositeField);
+    private static readonly Action<LoggingEvent>? ForgetComposite = CompositeField == null ? null : BuildForgetComposite(CompositeField);
+
+    private CapturedContext(PropertiesDictionary? properties, LocationInfo? location, string? userName, string? identity, string? domain)
     {
         Properties = properties;
         Location = location;
         UserName = userName;
         Identity = identity;
+        Domain = domain;
     }
 
     public PropertiesDictionary? Properties { get; }
@@ -28,13 +39,30 @@ internal sealed class CapturedContext
 
     public string? Identity { get; }
 
-    /// <summary>Producer thread.</summary>
-    public static CapturedContext Capture(LoggingEvent source, FixFlags flags) =>
-        new CapturedContext(
+    /// <summary>The event's domain: the process's friendly name, unless the event came with another or none.</summary>
+    public string? Domain { get; }
+
+    /// <summary>
+    /// Producer thread. The context, or null when <paramref name="flags"/> select none of its fields and the event's
+    /// domain is the process's (an event built from <see cref="LoggingEventData"/>, or frozen by an earlier appender,
+    /// may carry another, or none).
+    /// </summary>
+    public static CapturedContext? CaptureIfAny(LoggingEvent source, FixFlags flags)
+    {
+        string? domain = source.Domain;
+        string processDomain = SystemInfo.ApplicationFriendlyName;
+        if ((flags & Flags) == 0 && (ReferenceEquals(domain, processDomain) || domain == processDomain))
+        {
+            return null;
+        }
+
+        return new CapturedContext(
             (flags & FixFlags.Properties) != 0 ? CaptureProperties(source) : null,
             (flags & FixFlags.LocationInfo) != 0 ? source.LocationInformation : null,
             (flags & FixFlags.UserName) != 0 ? source.UserName : null,
-            (flags & FixFlags.Identity) != 0 ? source.Identity : null);
+            (flags & FixFlags.Identity) != 0 ? source.Identity : null,
+            domain);
+    }
 
     /// <summary>
     /// A private copy of the event's properties (global, logical-thread, thread and event properties merged, as on the
@@ -44,7 +72,13 @@ internal sealed class CapturedContext
     private static PropertiesDictionary CaptureProperties(LoggingEvent source)
     {
         // GetProperties returns a dictionary the event caches and shares with siblings: copy, never modify it.
+        bool built = HasComposite == null || HasComposite(source);
         PropertiesDictionary live = source.GetProperties();
+        if (!built)
+        {
+            ForgetComposite!(source);
+        }
+
         var copy = new PropertiesDictionary();
         foreach (string key in live.GetKeys())
         {
@@ -54,12 +88,23 @@ internal sealed class CapturedContext
                 value = fixing.GetFixedObject();
             }
 
-            if (value != null)
-            {
-                copy[key] = value;
-            }
+            copy[key] = value; // a null value too: %properties writes it, as for the live event
         }
 
         return copy;
+    }
+
+    private static Func<LoggingEvent, bool> BuildHasComposite(FieldInfo field)
+    {
+        ParameterExpression e = Expression.Parameter(typeof(LoggingEvent), "e");
+        return Expression.Lambda<Func<LoggingEvent, bool>>(
+            Expression.NotEqual(Expression.Field(e, field), Expression.Constant(null, field.FieldType)), e).Compile();
+    }
+
+    private static Action<LoggingEvent> BuildForgetComposite(FieldInfo field)
+    {
+        ParameterExpression e = Expression.Parameter(typeof(LoggingEvent), "e");
+        return Expression.Lambda<Action<LoggingEvent>>(
+            Expression.Assign(Expression.Field(e, field), Expression.Constant(null, field.FieldType)), e).Compile();
     }
 }

@@ -55,21 +55,27 @@ internal readonly struct CapturedEvent
             (flags & FixFlags.Message) != 0 ? MessageOf(source) : null,
             (flags & FixFlags.ThreadName) != 0 ? source.ThreadName : null,
             (flags & FixFlags.Exception) != 0 ? source.GetExceptionString() : null,
-            (flags & CapturedContext.Flags) != 0 ? CapturedContext.Capture(source, flags) : null);
+            CapturedContext.CaptureIfAny(source, flags));
     }
 
     /// <summary>
-    /// The message as log4net's <c>%message</c> writes it: through <see cref="LoggingEvent.WriteRenderedMessage"/>, which
-    /// a subclass may override (to mask the text, say); for log4net's own event that is <see cref="LoggingEvent.RenderedMessage"/>.
+    /// The message as log4net's <c>%message</c> writes it, <see cref="LoggingEvent.WriteRenderedMessage"/>: the cached
+    /// text, else a string message, else the object through the repository's renderers; a subclass may override it.
     /// </summary>
+    /// <remarks>
+    /// <see cref="LoggingEvent.RenderedMessage"/> is read only for log4net's own event with a string message or none,
+    /// where it is the same text. For an object it would render with the invariant culture and cache that text in the
+    /// shared event, which siblings would then write instead of rendering it themselves; and on an event that an
+    /// earlier appender froze without the message it reads null while <c>%message</c> still writes the string.
+    /// </remarks>
     private static string? MessageOf(LoggingEvent source)
     {
-        if (source.GetType() == typeof(LoggingEvent))
+        if (source.GetType() == typeof(LoggingEvent) && source.MessageObject is string or null)
         {
-            return source.RenderedMessage;
+            return source.RenderedMessage ?? source.MessageObject as string;
         }
 
-        using var writer = new System.IO.StringWriter(); // the current culture, as the file appender's writer
+        using var writer = new System.IO.StringWriter(); // the current culture, as a sibling's writer
         source.WriteRenderedMessage(writer);
         return writer.ToString();
     }
@@ -89,8 +95,7 @@ internal readonly struct CapturedEvent
             Message = Message,
             ThreadName = ThreadName,
             ExceptionString = ExceptionString,
-            // The friendly name of the AppDomain, the same on every thread of the process.
-            Domain = SystemInfo.ApplicationFriendlyName,
+            Domain = context != null ? context.Domain : SystemInfo.ApplicationFriendlyName,
             LocationInfo = context?.Location,
             UserName = context?.UserName,
             Identity = context?.Identity,
