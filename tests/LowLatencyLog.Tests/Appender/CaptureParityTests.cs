@@ -22,6 +22,19 @@ namespace LowLatencyLog.Tests.Appender;
 public sealed class CaptureParityTests
 {
     private static int _repositories;
+    private readonly System.Collections.Generic.List<Hierarchy> _created = new System.Collections.Generic.List<Hierarchy>();
+
+    [TearDown]
+    public void ShutDownRepositories()
+    {
+        // Closes the async appenders: an open one stays in the library's metrics, which other tests read.
+        foreach (Hierarchy repository in _created)
+        {
+            repository.Shutdown();
+        }
+
+        _created.Clear();
+    }
 
     [Test]
     public void AnEventAnEarlierAppenderFrozeWithoutItsMessage_KeepsItsMessageAndDomain()
@@ -104,7 +117,7 @@ public sealed class CaptureParityTests
         Assert.That(Sibling(withAsync: true), Is.EqualTo(Sibling(withAsync: false)));
     }
 
-    private static void AssertSameAsDirect(string pattern, Action<ILog> act, Func<IAppender>? before = null)
+    private void AssertSameAsDirect(string pattern, Action<ILog> act, Func<IAppender>? before = null)
     {
         var (directLogger, directLog) = NewLogger();
         if (before != null)
@@ -132,17 +145,18 @@ public sealed class CaptureParityTests
         Assert.That(child.Text, Is.EqualTo(direct.Text));
     }
 
-    private static AsyncForwardingAppender Async(IAppender child)
+    private AsyncForwardingAppender Async(IAppender child)
     {
-        var async = new BoundedQueueAsyncAppender { Name = "async" };
+        var async = new BoundedQueueAsyncAppender { Name = "capture-parity-async" };
         async.AddAppender(child);
         async.ActivateOptions();
         return async;
     }
 
-    private static (Logger Logger, ILog Log) NewLogger()
+    private (Logger Logger, ILog Log) NewLogger()
     {
         var repository = (Hierarchy)LogManager.CreateRepository("capture-parity-" + System.Threading.Interlocked.Increment(ref _repositories) + "-" + Guid.NewGuid().ToString("N"));
+        _created.Add(repository);
         var logger = (Logger)repository.GetLogger("parity");
         logger.Level = Level.All;
         logger.Additivity = false;
