@@ -36,22 +36,7 @@ public sealed class FastLayoutAllocationTests
     {
         CompiledLayout compiled = LayoutCompiler.TryCompile(LayoutHarness.Pattern(pattern), out string reason)
             ?? throw new AssertionException("not compiled: " + reason);
-        var writer = new EventBufferWriter(new UTF8Encoding(false), 64 * 1024) { Stream = Stream.Null };
-        LoggingEvent[] events = Events();
-        void Run(int count)
-        {
-            for (int i = 0; i < count; i++)
-            {
-                compiled.Render(writer, events[i % events.Length]);
-                writer.EndEvent();
-            }
-
-            writer.WriteCompleteEvents();
-        }
-
-        Run(events.Length * 2); // warm-up: JIT, lazily built event fields, caches and buffers
-        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
-        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+        AssertRendersWithoutAllocating(compiled, Events());
     }
 
     [TestCaseSource(nameof(Patterns))]
@@ -88,25 +73,10 @@ public sealed class FastLayoutAllocationTests
     {
         // Names other than printable ASCII are cut by log4net's own (substring-making) calls; the cuts are remembered.
         CompiledLayout compiled = LayoutCompiler.TryCompile(LayoutHarness.Pattern("%c{1} %logger{2} %m%n"), out _)!;
-        var writer = new EventBufferWriter(new UTF8Encoding(false), 64 * 1024) { Stream = Stream.Null };
         string[] loggers = { "App.Üñí.Çödé", "Zahlung.Prüfung", "App.Orders.Service", "订单.服务" };
-        LoggingEvent[] events = Enumerable.Range(0, 64)
+        AssertRendersWithoutAllocating(compiled, Enumerable.Range(0, 64)
             .Select(i => LayoutHarness.Data(new DateTime(2024, 3, 9, 12, 0, 0, DateTimeKind.Utc), message: "m" + i, logger: loggers[i % loggers.Length]))
-            .ToArray();
-        void Run(int count)
-        {
-            for (int i = 0; i < count; i++)
-            {
-                compiled.Render(writer, events[i % events.Length]);
-                writer.EndEvent();
-            }
-
-            writer.WriteCompleteEvents();
-        }
-
-        Run(events.Length * 2);
-        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
-        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+            .ToArray());
     }
 
     [Test]
@@ -116,24 +86,9 @@ public sealed class FastLayoutAllocationTests
             .Where(f => f.FieldType == typeof(Level)).Select(f => (Level)f.GetValue(null)!).ToArray();
         Assert.That(levels, Has.Length.GreaterThan(16));
         CompiledLayout compiled = LayoutCompiler.TryCompile(LayoutHarness.Pattern("%-5level %m%n"), out _)!;
-        var writer = new EventBufferWriter(new UTF8Encoding(false), 64 * 1024) { Stream = Stream.Null };
-        LoggingEvent[] events = levels
+        AssertRendersWithoutAllocating(compiled, levels
             .Select(level => LayoutHarness.Data(new DateTime(2024, 3, 9, 12, 0, 0, DateTimeKind.Utc), message: "m", level: level))
-            .ToArray();
-        void Run(int count)
-        {
-            for (int i = 0; i < count; i++)
-            {
-                compiled.Render(writer, events[i % events.Length]);
-                writer.EndEvent();
-            }
-
-            writer.WriteCompleteEvents();
-        }
-
-        Run(events.Length * 2);
-        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
-        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+            .ToArray());
     }
 
     [Test]
@@ -160,6 +115,26 @@ public sealed class FastLayoutAllocationTests
 
             writer.WriteCompleteEvents();
         });
+        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+    }
+
+    /// <summary>Renders the events over and over into one writer: after a warm-up pass, nothing may be allocated.</summary>
+    private static void AssertRendersWithoutAllocating(CompiledLayout compiled, LoggingEvent[] events)
+    {
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64 * 1024) { Stream = Stream.Null };
+        void Run(int count)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                compiled.Render(writer, events[i % events.Length]);
+                writer.EndEvent();
+            }
+
+            writer.WriteCompleteEvents();
+        }
+
+        Run(events.Length * 2); // warm-up: JIT, lazily built event fields, caches and buffers
+        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
         Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
     }
 

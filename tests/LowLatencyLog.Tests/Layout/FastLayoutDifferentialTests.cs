@@ -129,46 +129,45 @@ public sealed class FastLayoutDifferentialTests
     public void APatternSetAfterActivation_IsFollowedOnceTheLayoutIsActivated()
     {
         // Setting the pattern changes nothing until ActivateOptions builds the new chain; then the new pattern applies.
-        byte[] Run(string fast)
+        static void Change(PatternLayout layout, Action<string> log)
         {
-            PatternLayout layout = LayoutHarness.Pattern("%level %message%newline");
-            var stream = new LowLatencyLog.Tests.Support.RecordingStream();
-            var appender = LayoutHarness.NewAppender(layout, fast, null, stream);
-            appender.ActivateOptions();
-            appender.DoAppend(LayoutHarness.Live("one"));
             layout.ConversionPattern = "[%message]%newline";
-            appender.DoAppend(LayoutHarness.Live("two"));
+            log("two");
             layout.ActivateOptions();
-            appender.DoAppend(LayoutHarness.Live("three"));
-            appender.Close();
-            return stream.ToArray();
+            log("three");
         }
 
-        byte[] fast = Run("true");
-        Assert.That(fast, Is.EqualTo(Run("false")));
+        byte[] fast = RenderAroundAChange("true", Change);
+        Assert.That(fast, Is.EqualTo(RenderAroundAChange("false", Change)));
         Assert.That(Encoding.UTF8.GetString(fast).Replace("\r", ""), Is.EqualTo("WARN one\nWARN two\n[three]\n"));
     }
 
     [Test]
     public void AConverterAddedAfterActivation_FallsBackOnceTheLayoutIsActivated()
     {
-        byte[] Run(string fast)
+        static void Change(PatternLayout layout, Action<string> log)
         {
-            PatternLayout layout = LayoutHarness.Pattern("%level %message%newline");
-            var stream = new LowLatencyLog.Tests.Support.RecordingStream();
-            var appender = LayoutHarness.NewAppender(layout, fast, null, stream);
-            appender.ActivateOptions();
-            appender.DoAppend(LayoutHarness.Live("one"));
             layout.AddConverter("level", typeof(FastLayoutFallbackTests.ShoutingLevelConverter));
             layout.ActivateOptions();
-            appender.DoAppend(LayoutHarness.Live("two"));
-            appender.Close();
-            return stream.ToArray();
+            log("two");
         }
 
-        byte[] fast = Run("true");
-        Assert.That(fast, Is.EqualTo(Run("false")));
+        byte[] fast = RenderAroundAChange("true", Change);
+        Assert.That(fast, Is.EqualTo(RenderAroundAChange("false", Change)));
         Assert.That(Encoding.UTF8.GetString(fast), Does.Contain("<<WARN>> two"));
+    }
+
+    /// <summary>"%level %message%newline" through an activated appender: event "one", then whatever the change does.</summary>
+    private static byte[] RenderAroundAChange(string fast, Action<PatternLayout, Action<string>> change)
+    {
+        PatternLayout layout = LayoutHarness.Pattern("%level %message%newline");
+        var stream = new LowLatencyLog.Tests.Support.RecordingStream();
+        var appender = LayoutHarness.NewAppender(layout, fast, null, stream);
+        appender.ActivateOptions();
+        appender.DoAppend(LayoutHarness.Live("one"));
+        change(layout, message => appender.DoAppend(LayoutHarness.Live(message)));
+        appender.Close();
+        return stream.ToArray();
     }
 
     [TestCase("th-TH")]
