@@ -42,16 +42,17 @@ internal sealed class CapturedContext
     /// <summary>The event's domain: the process's friendly name, unless the event came with another or none.</summary>
     public string? Domain { get; }
 
+    /// <summary>The process's friendly name: the domain of every event log4net creates in it.</summary>
+    public static readonly string ProcessDomain = SystemInfo.ApplicationFriendlyName;
+
     /// <summary>
     /// Producer thread. The context, or null when <paramref name="flags"/> select none of its fields and the event's
-    /// domain is the process's (an event built from <see cref="LoggingEventData"/>, or frozen by an earlier appender,
-    /// may carry another, or none).
+    /// <paramref name="domain"/> is the process's (an event built from <see cref="LoggingEventData"/>, or frozen by an
+    /// earlier appender, may carry another, or none).
     /// </summary>
-    public static CapturedContext? CaptureIfAny(LoggingEvent source, FixFlags flags)
+    public static CapturedContext? CaptureIfAny(LoggingEvent source, FixFlags flags, string? domain)
     {
-        string? domain = source.Domain;
-        string processDomain = SystemInfo.ApplicationFriendlyName;
-        if ((flags & Flags) == 0 && (ReferenceEquals(domain, processDomain) || domain == processDomain))
+        if ((flags & Flags) == 0 && domain == ProcessDomain)
         {
             return null;
         }

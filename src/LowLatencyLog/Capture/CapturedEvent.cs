@@ -50,12 +50,15 @@ internal readonly struct CapturedEvent
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static CapturedEvent Capture(LoggingEvent source, FixFlags flags)
     {
+        string? domain = source.Domain;
         return new CapturedEvent(
             source,
             (flags & FixFlags.Message) != 0 ? MessageOf(source) : null,
             (flags & FixFlags.ThreadName) != 0 ? source.ThreadName : null,
             (flags & FixFlags.Exception) != 0 ? source.GetExceptionString() : null,
-            CapturedContext.CaptureIfAny(source, flags));
+            (flags & CapturedContext.Flags) != 0 || !ReferenceEquals(domain, CapturedContext.ProcessDomain)
+                ? CapturedContext.CaptureIfAny(source, flags, domain)
+                : null);
     }
 
     /// <summary>
@@ -63,16 +66,22 @@ internal readonly struct CapturedEvent
     /// text, else a string message, else the object through the repository's renderers; a subclass may override it.
     /// </summary>
     /// <remarks>
-    /// <see cref="LoggingEvent.RenderedMessage"/> is read only for log4net's own event with a string message or none,
-    /// where it is the same text. For an object it would render with the invariant culture and cache that text in the
-    /// shared event, which siblings would then write instead of rendering it themselves; and on an event that an
-    /// earlier appender froze without the message it reads null while <c>%message</c> still writes the string.
+    /// For log4net's own event with a string message that is the string (its cached text can only be the same), read
+    /// without a call. <see cref="LoggingEvent.RenderedMessage"/> is read only when there is no message object (an
+    /// event built from <see cref="LoggingEventData"/>): for an object it would render with the invariant culture and
+    /// cache that text in the shared event, which siblings would then write instead of rendering it themselves, and
+    /// on an event that an earlier appender froze without the message it reads null while <c>%message</c> still
+    /// writes the string.
     /// </remarks>
-    private static string? MessageOf(LoggingEvent source)
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static string? MessageOf(LoggingEvent source) =>
+        source.MessageObject is string message && source.GetType() == typeof(LoggingEvent) ? message : RenderMessage(source);
+
+    private static string? RenderMessage(LoggingEvent source)
     {
-        if (source.GetType() == typeof(LoggingEvent) && source.MessageObject is string or null)
+        if (source.GetType() == typeof(LoggingEvent) && source.MessageObject is null)
         {
-            return source.RenderedMessage ?? source.MessageObject as string;
+            return source.RenderedMessage;
         }
 
         using var writer = new System.IO.StringWriter(); // the current culture, as a sibling's writer
