@@ -335,9 +335,10 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
     /// <summary>
     /// Rolls at an event boundary: <paramref name="roll"/> is given the action that closes the current file (footer,
-    /// buffered events written) and returns the file to open next (truncated), or null if nothing changed.
+    /// buffered events written) and returns the file to open next (truncated, unless <paramref name="append"/> says
+    /// the current file could not be moved away and must keep its events), or null if nothing changed.
     /// </summary>
-    private protected void Roll(Func<Action, string?> roll)
+    private protected void Roll(Func<Action, string?> roll, Func<bool> append)
     {
         string? next;
         try
@@ -353,7 +354,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         if (next != null)
         {
             CloseStream();
-            Open(next, append: false, recovering: false);
+            Open(next, append: append(), recovering: false);
         }
     }
 

@@ -128,7 +128,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         RollingFiles? files = _files;
         if (files != null && files.DateRollDue())
         {
-            Roll(files.RollOverTime);
+            Roll(files.RollOverTime, () => files.CurrentFileStayed);
         }
     }
 
@@ -143,7 +143,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         long limit = files.MaxFileSize;
         if (limit != long.MaxValue && CurrentFileLength(limit) >= limit)
         {
-            Roll(files.RollOverSize);
+            Roll(files.RollOverSize, () => files.CurrentFileStayed);
         }
     }
 }

@@ -197,6 +197,12 @@ internal sealed class RollingFiles
         return true;
     }
 
+    /// <summary>
+    /// True when the last roll could not move the current file away (its rename failed): the file still holds its
+    /// events, so it is opened again to append rather than truncated, and nothing written is lost.
+    /// </summary>
+    public bool CurrentFileStayed { get; private set; }
+
     /// <summary>True if a file holding <paramref name="length"/> bytes must be rolled before the next event.</summary>
     public bool SizeRollDue(long length) => _options.RollSize && length >= _options.MaxFileSize;
 
@@ -209,6 +215,7 @@ internal sealed class RollingFiles
     /// </summary>
     public string? RollOverTime(Action closeFile)
     {
+        CurrentFileStayed = false;
         if (_options.StaticLogFileName)
         {
             string dated = CombinePath(CurrentFile, Format(_now, _options.DatePattern));
@@ -224,7 +231,7 @@ internal sealed class RollingFiles
                 RollFile(CombinePath(CurrentFile, "." + i), CombinePath(_scheduledFileName!, "." + i));
             }
 
-            RollFile(CurrentFile, _scheduledFileName!);
+            CurrentFileStayed = !RollFile(CurrentFile, _scheduledFileName!);
         }
         else
         {
@@ -239,6 +246,7 @@ internal sealed class RollingFiles
     /// <summary>Rolls by size: closes the current file, renames or deletes backups, and returns the file to open.</summary>
     public string RollOverSize(Action closeFile)
     {
+        CurrentFileStayed = false;
         closeFile();
         RollOverRenameFiles(CurrentFile);
         if (!_options.StaticLogFileName && _options.CountDirection >= 0)
@@ -393,7 +401,7 @@ internal sealed class RollingFiles
             }
 
             CurrentSizeRollBackups++;
-            RollFile(fileName, CombinePath(fileName, ".1"));
+            CurrentFileStayed = !RollFile(fileName, CombinePath(fileName, ".1"));
             return;
         }
 
@@ -430,25 +438,28 @@ internal sealed class RollingFiles
         if (_options.StaticLogFileName)
         {
             CurrentSizeRollBackups++;
-            RollFile(fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)));
+            CurrentFileStayed = !RollFile(fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)));
         }
     }
 
-    private void RollFile(string from, string to)
+    /// <summary>Moves <paramref name="from"/> to <paramref name="to"/>; false, reported, if it exists and could not be moved.</summary>
+    private bool RollFile(string from, string to)
     {
         if (!File.Exists(from))
         {
-            return;
+            return true;
         }
 
         DeleteFile(to);
         try
         {
             File.Move(from, to);
+            return true;
         }
         catch (Exception ex) when (ex is IOException || ex is UnauthorizedAccessException)
         {
-            _reportError($"Could not roll file [{from}] -> [{to}].", ex);
+            _reportError($"Could not roll file [{from}] -> [{to}]; writing on in it.", ex);
+            return false;
         }
     }
 

@@ -219,6 +219,58 @@ public sealed class RollingParityTests
             Is.EqualTo(Enumerable.Range(0, 50).Select(i => $"second {i}").Concat(Enumerable.Range(0, 3).Select(i => $"third {i}"))));
     }
 
+    [TestCase("Date")]
+    [TestCase("Size")]
+    public void ARollWhoseRenameFails_KeepsTheFileAndWritesOnInIt(string style)
+    {
+        // Date: the dated name puts the backup under "app.log/", a directory that cannot exist. Size: directories stand
+        // where the backups would go. Either way the rename fails; the file must keep what it holds (not be truncated
+        // when it is opened again), and the failure is reported.
+        using var harness = new Log4netHarness("<log4net />");
+        var clock = new FakeClock(Start);
+        var errors = new RecordingErrorHandler();
+        var appender = new RollingBufferedFileAppender
+        {
+            File = harness.PathOf("stuck/app.log"),
+            Layout = NewLayout(),
+            RollingStyle = style,
+            DatePattern = "'/'yyyy-MM-dd",
+            MaximumFileSize = "1KB",
+            MaxSizeRollBackups = "2",
+            CountDirection = "1", // the size roll renames the current file to app.log/... as well
+            Clock = clock,
+            ErrorHandler = errors,
+        };
+        if (style == "Size")
+        {
+            // Directories where the size roll's backups would go: the rename fails on them.
+            appender.DatePattern = "yyyy-MM-dd";
+            for (int n = 1; n <= 3; n++)
+            {
+                Directory.CreateDirectory(harness.PathOf("stuck/app.log." + n));
+            }
+        }
+
+        appender.ActivateOptions();
+        LoggingEvent Event(int i) => new LoggingEvent(typeof(RollingParityTests), harness.Repository, "App", Level.Info, $"event {i} " + new string('x', 200), null);
+        for (int i = 0; i < 8; i++)
+        {
+            appender.DoAppend(Event(i));
+        }
+
+        clock.Now = Start.AddDays(1);
+        for (int i = 8; i < 16; i++)
+        {
+            appender.DoAppend(Event(i));
+        }
+
+        appender.Close();
+        string[] kept = Directory.GetFiles(harness.PathOf("stuck"))
+            .SelectMany(File.ReadAllLines).Where(l => l.StartsWith("event ", StringComparison.Ordinal)).ToArray();
+        Assert.That(kept.Select(l => l.Split(' ')[1]).Select(int.Parse).OrderBy(i => i), Is.EqualTo(Enumerable.Range(0, 16)), "every event is on disk");
+        Assert.That(errors.Errors, Has.Some.Contains("Could not roll file"));
+    }
+
     [Test]
     public void NoSystemWideMutex_IsCreatedForTheFile()
     {
