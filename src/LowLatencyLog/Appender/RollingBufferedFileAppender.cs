@@ -44,7 +44,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     }
 
     /// <summary>The size at which the file rolls: a number of bytes, optionally followed by KB, MB or GB.</summary>
-    /// <remarks>Default: <c>10MB</c> (10485760 bytes). Accepted: a whole number from 1, with an optional KB, MB or GB suffix.</remarks>
+    /// <remarks>Default: <c>10MB</c> (10485760 bytes). Accepted: any whole number (0 or less rolls before every event,
+    /// as log4net), with an optional KB, MB or GB; text after the unit is ignored, as log4net ignores it.</remarks>
     public string? MaximumFileSize { get; set; }
 
     /// <summary>The same as <see cref="MaximumFileSize"/>, under the name of log4net's numeric property.</summary>
@@ -95,8 +96,9 @@ public class RollingBufferedFileAppender : BufferedFileAppender
             CountDirection = SettingReader.Integer("countDirection", CountDirection, -1, int.MinValue, int.MaxValue, report),
         };
 
-        long size = FileSettings.Size("maximumFileSize", MaximumFileSize, 10 * 1024 * 1024, 1, report);
-        options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, 1, report);
+        // Any size, as log4net: 0 or less rolls before every event.
+        long size = FileSettings.Size("maximumFileSize", MaximumFileSize, 10 * 1024 * 1024, long.MinValue, report);
+        options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, long.MinValue, report);
 
         string pattern = DatePattern ?? options.DatePattern;
         if (RollingFiles.ComputeCheckPeriod(pattern) == RollPoint.Invalid)

@@ -23,7 +23,8 @@ internal static class FileSettings
 
     /// <summary>
     /// A size in bytes as log4net's <c>maximumFileSize</c> takes it: a whole number, optionally followed by KB, MB or
-    /// GB (powers of 1024, case-insensitive).
+    /// GB (powers of 1024, case-insensitive; the first of them found cuts the text there, so what follows the unit is
+    /// ignored, as log4net does).
     /// </summary>
     public static long Size(string setting, string? text, long defaultValue, long minimum, Action<string> reportError)
     {
@@ -36,19 +37,21 @@ internal static class FileSettings
         long multiplier = 1;
         foreach ((string suffix, long factor) in new[] { ("KB", 1024L), ("MB", 1024L * 1024), ("GB", 1024L * 1024 * 1024) })
         {
-            if (s.EndsWith(suffix, StringComparison.Ordinal))
+            int at = s.IndexOf(suffix, StringComparison.Ordinal);
+            if (at >= 0)
             {
                 multiplier = factor;
-                s = s.Substring(0, s.Length - suffix.Length).Trim();
+                s = s.Substring(0, at).Trim();
                 break;
             }
         }
 
         if (!long.TryParse(s, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long value) ||
-            value < minimum || value > long.MaxValue / multiplier)
+            value < minimum || value > long.MaxValue / multiplier || value < long.MinValue / multiplier)
         {
+            string from = minimum == long.MinValue ? "" : $" from {minimum}";
             reportError(Message(
-                setting, text, $"a whole number of bytes from {minimum}, optionally followed by KB, MB or GB (e.g. 10MB)",
+                setting, text, $"a whole number of bytes{from}, optionally followed by KB, MB or GB (e.g. 10MB)",
                 defaultValue.ToString(CultureInfo.InvariantCulture)));
             return defaultValue;
         }

@@ -31,6 +31,9 @@ public sealed class RollingParityTests
         yield return Case("size, extension preserved, counting up, dated names",
             new Settings("Size") { Backups = 2, Preserve = true, CountDirection = 1, StaticName = false });
         yield return Case("size, one large max", new Settings("Size") { Backups = 2, MaxSize = "10MB" });
+        yield return Case("size, max 0: a roll before every event", new Settings("Size") { Backups = 3, MaxSize = "0" });
+        yield return Case("size, negative max", new Settings("Size") { Backups = 3, MaxSize = "-1" });
+        yield return Case("size, text after the unit (ignored, as log4net)", new Settings("Size") { Backups = 3, MaxSize = "1KB5" });
         yield return Case("date, static name", new Settings("Date"), step: TimeSpan.FromHours(5));
         yield return Case("date, dated names", new Settings("Date") { StaticName = false }, step: TimeSpan.FromHours(5));
         yield return Case("date by minute, extension preserved",

@@ -53,7 +53,7 @@ public sealed class FileConfigFuzzTests
         ["flushInterval"] = new[] { "0", " 250 ", "2147483647" },
         ["encoding"] = new[] { "utf-8", " UTF-16 ", "US-ASCII", "utf-16BE" },
         ["rollingStyle"] = new[] { "once", " Size ", "DATE", "composite" },
-        ["maximumFileSize"] = new[] { "1", " 1kb ", "10MB", "2 GB" },
+        ["maximumFileSize"] = new[] { "1", " 1kb ", "10MB", "2 GB", "0", " -1 ", "1KB5" },
         ["maxSizeRollBackups"] = new[] { "0", " -1 ", "2147483647" },
         ["datePattern"] = new[] { ".yyyy-MM-dd", "-yyyyMMdd-HH", "'.'yyyy-MM", "_yyyy-MM-dd_HH-mm" },
         ["staticLogFileName"] = new[] { "false", " TRUE ", "False" },
@@ -72,9 +72,11 @@ public sealed class FileConfigFuzzTests
         {
             foreach (string setting in settings)
             {
-                // maxSizeRollBackups and countDirection take any whole number, -1 included.
+                // maxSizeRollBackups and countDirection take any whole number, -1 included; maximumFileSize any size, as
+                // log4net (0 or less rolls before every event).
                 string[] invalid = setting == "datePattern" ? InvalidDatePatterns
                     : setting == "maxSizeRollBackups" || setting == "countDirection" ? Invalid.Where(v => v != "-1").ToArray()
+                    : setting == "maximumFileSize" ? Invalid.Where(v => v != "-1" && v != "-2147483649").ToArray()
                     : Invalid;
                 foreach (string value in invalid)
                 {
