@@ -156,6 +156,21 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         base.ActivateOptions();
         lock (LockObj)
         {
+            if (_skeletonClosed)
+            {
+                // As log4net's own file appender, whose Close forgets the file: a closed appender stays closed, and the
+                // file keeps what was written (reopening it could truncate it).
+                LogLog.Warn(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}] was activated after it was closed; it stays closed.");
+                return;
+            }
+
+            if (string.IsNullOrWhiteSpace(File) && _writer != null)
+            {
+                // As log4net: a missing file setting is reported and the file already open is written on.
+                LogLog.Warn(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: setting 'file' is missing; writing on to [{_path}].");
+                return;
+            }
+
             if (_writer != null)
             {
                 CloseFile(writeFooter: true);

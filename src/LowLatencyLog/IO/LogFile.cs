@@ -35,8 +35,10 @@ internal static class LogFile
     }
 
     /// <summary>
-    /// True if the file exists, is not empty, and its last bytes are not a line feed in <paramref name="encoding"/>:
-    /// what a process killed mid-write leaves behind. The next event must then start on a new line.
+    /// True if the file exists and holds text whose last line has no line feed: what a process killed mid-write leaves
+    /// behind. The next event must then start on a new line. A file that holds nothing but a byte-order mark has no
+    /// text; a file that ends in a line feed in <paramref name="encoding"/>, or in a 0x0A byte (a file written in an
+    /// ASCII-based encoding, or in UTF-16BE or UTF-32BE), ends its last line.
     /// </summary>
     public static bool EndsMidLine(string path, Encoding encoding)
     {
@@ -45,18 +47,9 @@ internal static class LogFile
         {
             using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1);
             long length = stream.Length;
-            if (length == 0)
-            {
-                return false;
-            }
-
-            if (length < lineFeed.Length)
-            {
-                return true;
-            }
-
-            var tail = new byte[lineFeed.Length];
-            stream.Seek(-lineFeed.Length, SeekOrigin.End);
+            int tailLength = (int)Math.Min(length, Math.Max(lineFeed.Length, 4));
+            var tail = new byte[tailLength];
+            stream.Seek(-tailLength, SeekOrigin.End);
             int read = 0;
             while (read < tail.Length)
             {
@@ -69,9 +62,19 @@ internal static class LogFile
                 read += n;
             }
 
-            for (int i = 0; i < tail.Length; i++)
+            if (length == 0 || (length == tailLength && IsByteOrderMark(tail)) || tail[tail.Length - 1] == 0x0A)
             {
-                if (tail[i] != lineFeed[i])
+                return false;
+            }
+
+            if (tail.Length < lineFeed.Length)
+            {
+                return true;
+            }
+
+            for (int i = 0; i < lineFeed.Length; i++)
+            {
+                if (tail[tail.Length - lineFeed.Length + i] != lineFeed[i])
                 {
                     return true;
                 }
@@ -87,5 +90,24 @@ internal static class LogFile
         {
             return false;
         }
+    }
+
+    private static readonly byte[][] ByteOrderMarks =
+    {
+        new byte[] { 0xEF, 0xBB, 0xBF }, new byte[] { 0xFF, 0xFE }, new byte[] { 0xFE, 0xFF },
+        new byte[] { 0xFF, 0xFE, 0x00, 0x00 }, new byte[] { 0x00, 0x00, 0xFE, 0xFF },
+    };
+
+    private static bool IsByteOrderMark(byte[] bytes)
+    {
+        foreach (byte[] mark in ByteOrderMarks)
+        {
+            if (mark.Length == bytes.Length && System.Linq.Enumerable.SequenceEqual(mark, bytes))
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 }

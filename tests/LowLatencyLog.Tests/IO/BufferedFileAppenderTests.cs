@@ -38,6 +38,45 @@ public sealed class BufferedFileAppenderTests
         appender.Close();
     }
 
+    [TestCase("false")]
+    [TestCase("true")]
+    public void ActivatedAgainAfterClose_StaysClosed_AndTheFileKeepsItsEvents(string appendToFile)
+    {
+        // log4net's file appender forgets its file on Close; reopening here could truncate what was written.
+        string path = Path.Combine(_folder, "closed.log");
+        var layout = new log4net.Layout.PatternLayout("%message%newline") { Header = "[H]\n", Footer = "[F]\n" };
+        layout.ActivateOptions();
+        var appender = new BufferedFileAppender { File = path, AppendToFile = appendToFile, Layout = layout };
+        appender.ActivateOptions();
+        appender.DoAppend(Events(0, 2));
+        appender.Close();
+        string closed = File.ReadAllText(path);
+
+        appender.ActivateOptions();
+        appender.DoAppend(Events(2, 2));
+        appender.Close();
+
+        Assert.That(closed, Is.EqualTo($"[H]\n{Text(0)}\n{Text(1)}\n[F]\n"));
+        Assert.That(File.ReadAllText(path), Is.EqualTo(closed));
+    }
+
+    [Test]
+    public void ActivatedAgainWithoutAFile_WritesOnToTheOpenFile()
+    {
+        string path = Path.Combine(_folder, "kept.log");
+        var layout = new log4net.Layout.PatternLayout("%message%newline") { Header = "[H]\n", Footer = "[F]\n" };
+        layout.ActivateOptions();
+        var appender = new BufferedFileAppender { File = path, Layout = layout };
+        appender.ActivateOptions();
+        appender.DoAppend(Events(0, 1));
+        appender.File = null;
+        appender.ActivateOptions();
+        appender.DoAppend(Events(1, 1));
+        appender.Close();
+
+        Assert.That(File.ReadAllText(path), Is.EqualTo($"[H]\n{Text(0)}\n{Text(1)}\n[F]\n"));
+    }
+
     [Test]
     public void SingleEvents_StayBufferedUntilFlush_ThenGoOutInOneWrite()
     {

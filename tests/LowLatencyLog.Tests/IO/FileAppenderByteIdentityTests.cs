@@ -83,6 +83,24 @@ public sealed class FileAppenderByteIdentityTests
         Assert.That(ours, Is.EqualTo(theirs.Replace("newline[Header]", "newline" + Environment.NewLine + "[Header]")));
     }
 
+    [TestCase("utf-8", new byte[] { 0xEF, 0xBB, 0xBF })]
+    [TestCase("utf-16", new byte[] { 0xFF, 0xFE })]
+    [TestCase("utf-16", new byte[] { (byte)'a', (byte)'b', (byte)'c', 0x0A })]
+    [TestCase("utf-32", new byte[] { (byte)'a', (byte)'b', (byte)'c', (byte)'d', 0x0A })]
+    public void AnExistingFileWithoutATornLine_GetsNoNewlineBeforeTheHeader(string encoding, byte[] existing)
+    {
+        // Only a byte-order mark (no text at all), or a file in another encoding that ends with a line feed: nothing
+        // to repair, so the bytes are log4net's.
+        using var harness = new Log4netHarness("<log4net />");
+        File.WriteAllBytes(harness.PathOf("ours.log"), existing);
+        File.WriteAllBytes(harness.PathOf("theirs.log"), existing);
+        harness.Configure(Config($"<encoding value=\"{encoding}\" />", "%message%newline", withHeader: true, ours: ""));
+        harness.Logger().Info("next");
+        harness.Shutdown();
+
+        Assert.That(File.ReadAllBytes(harness.PathOf("ours.log")), Is.EqualTo(File.ReadAllBytes(harness.PathOf("theirs.log"))));
+    }
+
     private static void LogVariety(ILog log)
     {
         log.Info("plain ascii");
