@@ -97,8 +97,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         };
 
         // Any size, as log4net: 0 or less rolls before every event.
-        long size = FileSettings.Size("maximumFileSize", MaximumFileSize, 10 * 1024 * 1024, long.MinValue, report);
-        options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, long.MinValue, report);
+        long size = FileSettings.Size("maximumFileSize", MaximumFileSize, 10 * 1024 * 1024, report);
+        options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, report);
 
         string pattern = DatePattern ?? options.DatePattern;
         if (RollingFiles.ComputeCheckPeriod(pattern) == RollPoint.Invalid)

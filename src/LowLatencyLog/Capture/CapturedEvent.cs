@@ -32,6 +32,9 @@ internal readonly struct CapturedEvent
     public readonly string? ExceptionString;
     public readonly CapturedContext? Context;
 
+    /// <summary>The event's domain: the one captured when it was not the process's, else the process's.</summary>
+    public string? Domain => Context != null ? Context.Domain : CapturedContext.ProcessDomain;
+
     private CapturedEvent(LoggingEvent source, string? message, string? threadName, string? exceptionString, CapturedContext? context)
     {
         // Set once in the source's constructor; reading them computes nothing.
@@ -104,7 +107,7 @@ internal readonly struct CapturedEvent
             Message = Message,
             ThreadName = ThreadName,
             ExceptionString = ExceptionString,
-            Domain = context != null ? context.Domain : SystemInfo.ApplicationFriendlyName,
+            Domain = Domain,
             LocationInfo = context?.Location,
             UserName = context?.UserName,
             Identity = context?.Identity,

@@ -26,7 +26,7 @@ internal static class FileSettings
     /// GB (powers of 1024, case-insensitive; the first of them found cuts the text there, so what follows the unit is
     /// ignored, as log4net does).
     /// </summary>
-    public static long Size(string setting, string? text, long defaultValue, long minimum, Action<string> reportError)
+    public static long Size(string setting, string? text, long defaultValue, Action<string> reportError)
     {
         if (text == null)
         {
@@ -47,11 +47,10 @@ internal static class FileSettings
         }
 
         if (!long.TryParse(s, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long value) ||
-            value < minimum || value > long.MaxValue / multiplier || value < long.MinValue / multiplier)
+            value > long.MaxValue / multiplier || value < long.MinValue / multiplier)
         {
-            string from = minimum == long.MinValue ? "" : $" from {minimum}";
             reportError(Message(
-                setting, text, $"a whole number of bytes{from}, optionally followed by KB, MB or GB (e.g. 10MB)",
+                setting, text, "a whole number of bytes, optionally followed by KB, MB or GB (e.g. 10MB)",
                 defaultValue.ToString(CultureInfo.InvariantCulture)));
             return defaultValue;
         }

@@ -34,7 +34,7 @@ internal sealed class LayoutEvent
     public string? ThreadName => _source != null ? _source.ThreadName : _captured.ThreadName;
 
     // A rebuilt event's domain is set from the same process-wide name.
-    public string? Domain => _source != null ? _source.Domain : _captured.Context != null ? _captured.Context.Domain : SystemInfo.ApplicationFriendlyName;
+    public string? Domain => _source != null ? _source.Domain : _captured.Domain;
 
     public void Set(LoggingEvent loggingEvent)
     {
