@@ -514,7 +514,10 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             new ChildrenSink(this),
             settings.Overflow,
             MaxBatchSize,
-            WorkerWaitStrategy);
+            WorkerWaitStrategy)
+        {
+            StallTimeout = settings.ShutdownTimeout,
+        };
 
     /// <summary>
     /// Moves the events appended before activation into the started dispatcher, oldest first, then publishes the

@@ -1,6 +1,7 @@
 using System;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Diagnostics;
 using System.Threading;
 
 namespace LowLatencyLog.Core;
@@ -25,6 +26,7 @@ namespace LowLatencyLog.Core;
 internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 {
     private const int BlockedWaitMilliseconds = 100; // a safety net only; the protocol above does the waking
+    private const long MinimumStall = 1000; // shutdownTimeout=0 must not turn a child's short wait into discards
 
     // Read by producers on every enqueue; written once, here.
     private readonly IEventQueue<T> _queue;
@@ -49,6 +51,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
     // Lifecycle (rare).
     private long _rejectedAfterClose;
+    private long _stalledAt = -1; // the worker's progress count at which producers stopped waiting for room
     private long _undelivered;
     private int _started;
     private int _abandoned;
@@ -190,6 +193,11 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         else
         {
             result = EnqueueWaiting(item);
+            if (result == EnqueueResult.Full)
+            {
+                Interlocked.Increment(ref _discarded.Value); // the worker is stalled (StallTimeout)
+                return false;
+            }
         }
 
         if (result == EnqueueResult.Enqueued)
@@ -210,7 +218,10 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         }
     }
 
-    /// <summary>Enqueues, waiting for room as long as it takes; returns <see cref="EnqueueResult.Closed"/> after a close.</summary>
+    /// <summary>
+    /// Enqueues, waiting for room while the worker makes progress; returns <see cref="EnqueueResult.Closed"/> after a
+    /// close, and <see cref="EnqueueResult.Full"/> when the worker is stalled (<see cref="StallTimeout"/>).
+    /// </summary>
     private EnqueueResult EnqueueWaiting(in T item)
     {
         // A few microseconds of spinning catch a worker that is about to free slots, without burning a core for long.
@@ -226,6 +237,13 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
             spinner.SpinOnce();
         }
 
+        long progress = Interlocked.Read(ref _state.Drained);
+        if (Interlocked.Read(ref _stalledAt) == progress)
+        {
+            return EnqueueResult.Full; // the worker is still stalled: waiting again would hold this thread for nothing
+        }
+
+        var stall = new StallWatch(this, progress);
         Interlocked.Increment(ref _blockedProducers.Value); // full fence before the retry below
         try
         {
@@ -239,6 +257,11 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
                         return result;
                     }
 
+                    if (stall.HasStalled())
+                    {
+                        return EnqueueResult.Full;
+                    }
+
                     _wait.Wake(); // the queue is full, so the worker has work; make sure it is not asleep
                     Monitor.Wait(_spaceGate, BlockedWaitMilliseconds);
                 }
@@ -247,6 +270,72 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         finally
         {
             Interlocked.Decrement(ref _blockedProducers.Value);
+        }
+    }
+
+    /// <summary>
+    /// How long producers wait for room while the worker delivers nothing and is blocked (not running) in a child, in
+    /// milliseconds; then they stop waiting and their events are discarded (counted and reported) until it moves
+    /// again. Infinite by default; set before <see cref="Start"/>.
+    /// </summary>
+    /// <remarks>
+    /// The case it exists for: a child logs back into log4net from the worker while <c>LogManager.Shutdown</c> waits
+    /// for a logger's write lock. Producers waiting for room hold that logger's read lock, log4net makes the worker
+    /// wait behind the shutdown, and without a limit nothing ever moves again (and <c>Close</c> is never called).
+    /// </remarks>
+    public int StallTimeout { get; set; } = Timeout.Infinite;
+
+    private void MarkStalled(long progress)
+    {
+        if (Interlocked.Exchange(ref _stalledAt, progress) != progress)
+        {
+            SafeReportError(
+                $"The worker has delivered nothing for {StallTimeout} ms while producers waited for room, and it is " +
+                "blocked in a child appender (one that waits for something, or logs back into log4net while log4net " +
+                "shuts down): producers stop waiting, and their events are discarded and counted until it moves again.",
+                null);
+        }
+    }
+
+    /// <summary>A blocked producer's view of the worker's progress.</summary>
+    private struct StallWatch
+    {
+        private readonly AsyncDispatcher<T> _owner;
+        private long _progress;
+        private long _since;
+
+        public StallWatch(AsyncDispatcher<T> owner, long progress)
+        {
+            _owner = owner;
+            _progress = progress;
+            _since = Stopwatch.GetTimestamp();
+        }
+
+        /// <summary>True once the worker has delivered nothing, and was seen blocked at every look, for the limit.</summary>
+        public bool HasStalled()
+        {
+            int limit = _owner.StallTimeout;
+            if (limit < 0)
+            {
+                return false;
+            }
+
+            long now = Interlocked.Read(ref _owner._state.Drained);
+            if (now != _progress || (_owner._worker.ThreadState & System.Threading.ThreadState.WaitSleepJoin) == 0)
+            {
+                // Moving, or running (a slow child at work): start over.
+                _progress = now;
+                _since = Stopwatch.GetTimestamp();
+                return false;
+            }
+
+            if ((Stopwatch.GetTimestamp() - _since) * 1000 < Math.Max(limit, MinimumStall) * Stopwatch.Frequency)
+            {
+                return false;
+            }
+
+            _owner.MarkStalled(now);
+            return true;
         }
     }
 

@@ -313,6 +313,57 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(clock.Elapsed, Is.LessThan(TimeSpan.FromSeconds(10)));
     }
 
+    // Behaviours 3 and 10: producers wait for room in a full buffer (holding the root logger's read lock) when
+    // LogManager.Shutdown asks for the write lock, and the child logs back into log4net from the worker, which log4net
+    // makes wait behind the shutdown. Nothing moves until the producers stop waiting; their events are counted.
+    [Test]
+    public void ProducersBlockedOnAFullBufferWhileAChildLogsBackDuringShutdown_ShutdownCompletesAndCountsTheirEvents()
+    {
+        var harness = Track(new Log4netHarness(Xml(@"<bufferSize value=""16"" /><shutdownTimeout value=""1000"" />", RecordingChild())));
+        RecordingAppender child = Child(harness);
+        AsyncForwardingAppender async = Async(harness);
+        var errors = new RecordingErrorHandler();
+        async.ErrorHandler = errors;
+        ILog echo = harness.Logger("echo");
+        child.OnEvent = e =>
+        {
+            Thread.Sleep(1);
+            if (!e.RenderedMessage!.StartsWith("echo"))
+            {
+                echo.Info("echo " + e.RenderedMessage);
+            }
+        };
+        long sent = 0;
+        bool stop = false;
+        Thread[] producers = Enumerable.Range(0, 4).Select(p => new Thread(() =>
+        {
+            while (!Volatile.Read(ref stop))
+            {
+                harness.Logger().Info("p" + p);
+                Interlocked.Increment(ref sent);
+            }
+        }) { IsBackground = true }).ToArray();
+        foreach (Thread producer in producers)
+        {
+            producer.Start();
+        }
+
+        Assert.That(child.WaitForCount(100), Is.True, "the buffer fills and the producers wait for room");
+        var shutdown = Task.Run(harness.Shutdown);
+        bool finished = shutdown.Wait(TimeSpan.FromSeconds(60));
+        Volatile.Write(ref stop, true);
+        foreach (Thread producer in producers)
+        {
+            producer.Join(TimeSpan.FromSeconds(30));
+        }
+
+        Assert.That(finished, Is.True, "LogManager.Shutdown did not deadlock");
+        Assert.That(async.DiscardedCount, Is.GreaterThan(0), "the producers stopped waiting; their events were counted");
+        Assert.That(errors.Errors.Any(e => e.Contains("has delivered nothing")), Is.True, string.Join("\n", errors.Errors));
+        long delivered = child.Lines.Count(l => !l.StartsWith("echo"));
+        Assert.That(delivered + async.DiscardedCount + async.UndeliveredCount, Is.LessThanOrEqualTo(Interlocked.Read(ref sent) + producers.Length));
+    }
+
     // Behaviour 3: DoAppend never throws into the application, also after Close.
     [Test]
     public void AfterClose_LoggingNeitherThrowsNorDelivers()
