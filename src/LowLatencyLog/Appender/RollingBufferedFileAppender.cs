@@ -26,7 +26,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
 
     /// <summary>When to roll: <c>Once</c> (at start), <c>Size</c>, <c>Date</c> or <c>Composite</c> (date, and size within a date).</summary>
     /// <remarks>
-    /// Default: <c>Composite</c>. Accepted: <c>Once</c>, <c>Size</c>, <c>Date</c>, <c>Composite</c> (case-insensitive).
+    /// Default: <c>Composite</c>. Accepted: <c>Once</c>, <c>Size</c>, <c>Date</c>, <c>Composite</c> (case-insensitive),
+    /// or their numbers 0 to 3, as log4net takes them.
     /// As in log4net, setting <c>Once</c> also sets <see cref="BufferedFileAppender.AppendToFile"/> to <c>false</c>; an
     /// <c>appendToFile</c> given after it in the configuration wins.
     /// </remarks>
@@ -36,7 +37,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         set
         {
             _rollingStyle = value;
-            if (value != null && string.Equals(value.Trim(), nameof(RollingMode.Once), StringComparison.OrdinalIgnoreCase))
+            // A bad value is reported at activation, not here.
+            if (SettingReader.NameOrNumber("rollingStyle", value, RollingMode.Composite, _ => { }) == RollingMode.Once)
             {
                 AppendToFile = "false";
             }
@@ -89,7 +91,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     {
         var options = new RollingOptions
         {
-            Mode = SettingReader.Name("rollingStyle", RollingStyle, RollingMode.Composite, report),
+            Mode = SettingReader.NameOrNumber("rollingStyle", RollingStyle, RollingMode.Composite, report),
             MaxSizeRollBackups = SettingReader.Integer("maxSizeRollBackups", MaxSizeRollBackups, 0, int.MinValue, int.MaxValue, report),
             StaticLogFileName = FileSettings.Boolean("staticLogFileName", StaticLogFileName, true, report),
             PreserveLogFileNameExtension = FileSettings.Boolean("preserveLogFileNameExtension", PreserveLogFileNameExtension, false, report),
