@@ -62,7 +62,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     /// <summary>The date pattern appended to file names, which also sets how often a date roll happens.</summary>
     /// <remarks>
     /// Default: <c>.yyyy-MM-dd</c> (daily). Accepted: a <see cref="DateTime"/> format whose output changes at least once
-    /// a month (formatted with the invariant culture).
+    /// a month (formatted with the invariant culture). Checked only when <see cref="RollingStyle"/> rolls by date
+    /// (<c>Date</c>, <c>Composite</c>); <c>Size</c> and <c>Once</c> do not use it, as in log4net.
     /// </remarks>
     public string? DatePattern { get; set; }
 
@@ -102,16 +103,17 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         long size = FileSettings.Size("maximumFileSize", MaximumFileSize, 10 * 1024 * 1024, report);
         options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, report);
 
+        // A bad pattern is reported only for a style that rolls by date: log4net never reads it otherwise, and says nothing.
         string pattern = DatePattern ?? options.DatePattern;
-        if (RollingFiles.ComputeCheckPeriod(pattern) == RollPoint.Invalid)
+        if (RollingFiles.ComputeCheckPeriod(pattern) != RollPoint.Invalid)
+        {
+            options.DatePattern = pattern;
+        }
+        else if (options.RollDate)
         {
             report(FileSettings.Message(
                 "datePattern", pattern, "a date format whose output changes at least once a month, e.g. .yyyy-MM-dd",
                 options.DatePattern));
-        }
-        else
-        {
-            options.DatePattern = pattern;
         }
 
         _options = options;

@@ -8,7 +8,7 @@ namespace LowLatencyLog.Tests.IO;
 
 /// <summary>
 /// log4net <c>FileAppender</c> and <c>RollingFileAppender</c> configurations moved over by changing the <c>type</c>
-/// attribute: what log4net accepts is accepted.
+/// attribute: what log4net accepts is accepted, and a setting log4net does not use is not reported.
 /// </summary>
 public sealed class FileConfigMigrationTests
 {
@@ -63,6 +63,24 @@ public sealed class FileConfigMigrationTests
         string[] errors = harness.InternalErrors.Where(e => e.Contains("'rollingStyle'")).ToArray();
         Assert.That(errors, Has.Length.EqualTo(1), $"internal errors: {string.Join(" | ", harness.InternalErrors)}");
         Assert.That(errors[0], Does.Contain($"\"{style}\"").And.Contain("one of Once, Size, Date, Composite, or the number of one (0, 1, 2, 3)"));
+        Assert.That(harness.ReadLines("app.log"), Has.Length.EqualTo(Events));
+    }
+
+    [TestCase("Size", false)]
+    [TestCase("Once", false)]
+    [TestCase("Date", true)]
+    [TestCase("Composite", true)]
+    public void ABadDatePattern_IsReportedOnlyWhenTheStyleRollsByDate(string style, bool reported)
+    {
+        // The pattern comes before the style on purpose: settings may come in any order.
+        using var harness = new Log4netHarness(Xml(
+            "RollingBufferedFileAppender", $@"<datePattern value=""'.'yyyy"" /><rollingStyle value=""{style}"" />"));
+        Write(harness);
+        harness.Shutdown();
+
+        string[] errors = harness.InternalErrors.Where(e => e.Contains("'datePattern'")).ToArray();
+        Assert.That(errors, Has.Length.EqualTo(reported ? 1 : 0), $"internal errors: {string.Join(" | ", harness.InternalErrors)}");
+        Assert.That(harness.InternalErrors, Has.Length.EqualTo(errors.Length), "nothing else is reported");
         Assert.That(harness.ReadLines("app.log"), Has.Length.EqualTo(Events));
     }
 
