@@ -8,11 +8,47 @@ namespace LowLatencyLog.Tests.IO;
 
 /// <summary>
 /// log4net <c>FileAppender</c> and <c>RollingFileAppender</c> configurations moved over by changing the <c>type</c>
-/// attribute: what log4net accepts is accepted, and a setting log4net does not use is not reported.
+/// attribute: what log4net accepts is accepted, a setting log4net does not use is not reported, and what the file
+/// appenders cannot honour is reported, never ignored.
 /// </summary>
 public sealed class FileConfigMigrationTests
 {
     private const int Events = 200;
+
+    [TestCase("BufferedFileAppender", "InterProcessLock")]
+    [TestCase("BufferedFileAppender", "MinimalLock")]
+    [TestCase("RollingBufferedFileAppender", "InterProcessLock")]
+    [TestCase("RollingBufferedFileAppender", "MinimalLock")]
+    public void ALockingModelOtherThanExclusive_IsReportedOnce_AndTheAppenderStillWritesEveryEvent(string typeName, string model)
+    {
+        using var harness = new Log4netHarness(Xml(typeName, $@"<lockingModel type=""log4net.Appender.FileAppender+{model}"" />"));
+        var appender = harness.Appender<BufferedFileAppender>("file");
+        Assert.That(appender.LockingModel?.GetType().Name, Is.EqualTo(model), "log4net's configurator set the property");
+        Write(harness);
+        harness.Shutdown();
+
+        string[] errors = harness.InternalErrors.Where(e => e.Contains("'lockingModel'")).ToArray();
+        Assert.That(errors, Has.Length.EqualTo(1), $"internal errors: {string.Join(" | ", harness.InternalErrors)}");
+        Assert.That(errors[0], Does.Contain($"log4net.Appender.FileAppender+{model}")
+            .And.Contain("ExclusiveLock")
+            .And.Contain("no other process")
+            .And.Contain("docs/file-appenders.md"));
+        Assert.That(harness.InternalMessagesContaining("Cannot find Property"), Is.Empty);
+        Assert.That(harness.ReadLines("app.log"), Is.EqualTo(Enumerable.Range(0, Events).Select(i => "event " + i)));
+    }
+
+    [TestCase("BufferedFileAppender")]
+    [TestCase("RollingBufferedFileAppender")]
+    public void ExclusiveLock_IsAcceptedSilently(string typeName)
+    {
+        using var harness = new Log4netHarness(Xml(typeName, @"<lockingModel type=""log4net.Appender.FileAppender+ExclusiveLock"" />"));
+        Write(harness);
+        harness.Shutdown();
+
+        Assert.That(harness.InternalErrors, Is.Empty);
+        Assert.That(harness.InternalMessagesContaining("Cannot find Property"), Is.Empty);
+        Assert.That(harness.ReadLines("app.log"), Has.Length.EqualTo(Events));
+    }
 
     [TestCase("1")]
     [TestCase(" 1 ")]
