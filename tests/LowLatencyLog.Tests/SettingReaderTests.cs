@@ -96,6 +96,28 @@ public sealed class SettingReaderTests
         Assert.That(_errors[0], Does.Contain("'overflow'").And.Contain("one of Block, Discard, Grow").And.Contain("default, Block"));
     }
 
+    [TestCase("1", Overflow.Discard)]
+    [TestCase(" 2 ", Overflow.Grow)]
+    [TestCase("+0", Overflow.Block)]
+    [TestCase("grow", Overflow.Grow)]
+    public void NameOrNumber_TakesTheNumberOfADefinedMember_AsEnumParse(string text, Overflow expected)
+    {
+        Assert.That(SettingReader.NameOrNumber("overflow", text, Overflow.Block, _errors.Add), Is.EqualTo(expected));
+        Assert.That(_errors, Is.Empty);
+    }
+
+    [TestCase("3")]
+    [TestCase("-1")]
+    [TestCase("1.0")]
+    [TestCase("Block,Discard")]
+    [TestCase("")]
+    public void NameOrNumber_UndefinedNumbersAndOtherText_ListNamesAndNumbers(string text)
+    {
+        Assert.That(SettingReader.NameOrNumber("overflow", text, Overflow.Block, _errors.Add), Is.EqualTo(Overflow.Block));
+        Assert.That(_errors, Has.Count.EqualTo(1));
+        Assert.That(_errors[0], Does.Contain("'overflow'").And.Contain("one of Block, Discard, Grow, or the number of one (0, 1, 2)").And.Contain("default, Block"));
+    }
+
     [Test]
     public void Name_ExcludedValues_AreRejectedAndNotListed()
     {

@@ -129,6 +129,17 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// </remarks>
     public string? FastLayout { get; set; }
 
+    /// <summary>
+    /// log4net's <c>lockingModel</c>, typed as log4net's so that <c>&lt;lockingModel type="..." /&gt;</c> still
+    /// configures: only <see cref="FileAppender.ExclusiveLock"/> is supported.
+    /// </summary>
+    /// <remarks>
+    /// Default: none, which is <see cref="FileAppender.ExclusiveLock"/>'s behaviour: the file is held open by this process
+    /// from start to close. Any other model (<c>InterProcessLock</c>, <c>MinimalLock</c>) gets an error at activation and
+    /// the file is written the same way; two processes writing one file are not supported.
+    /// </remarks>
+    public FileAppender.LockingModelBase? LockingModel { get; set; }
+
     /// <summary>Opens a file stream (path, append); tests replace it to inject failures or count writes.</summary>
     internal Func<string, bool, Stream> OpenStream { get; set; } = LogFile.Open;
 
@@ -183,6 +194,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             int bufferSize = SettingReader.Integer("bufferSize", BufferSize, DefaultBufferSize, 1024, 64 * 1024 * 1024, report);
             _flushInterval = SettingReader.Integer("flushInterval", FlushInterval, DefaultFlushInterval, 0, int.MaxValue, report);
             _fastLayout = FileSettings.Boolean("fastLayout", FastLayout, true, report);
+            CheckLockingModel(report);
             CompileLayout();
             ReadMoreSettings(report);
 
@@ -375,6 +387,25 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
     /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
     private protected void ReportRollError(string message, Exception? ex) => ErrorHandler.Error(message, ex, ErrorCode.GenericFailure);
+
+    /// <summary>
+    /// Reports a locking model other than ExclusiveLock: it is never used, and a user who chose InterProcessLock or
+    /// MinimalLock expects other processes to share the file, which they cannot without losing lines.
+    /// </summary>
+    private void CheckLockingModel(Action<string> report)
+    {
+        Type? model = LockingModel?.GetType();
+        if (model == null || model == typeof(FileAppender.ExclusiveLock))
+        {
+            return;
+        }
+
+        report(
+            $"Setting 'lockingModel' has the model [{model.FullName}], which is not supported. Accepted: " +
+            $"{typeof(FileAppender.ExclusiveLock).FullName}, or no lockingModel. The file is written as with ExclusiveLock: " +
+            "held open by this process alone from start to close, so no other process may write it. See " +
+            "docs/file-appenders.md, \"Locking models\".");
+    }
 
     private protected void ReportSetting(string message) =>
         LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: {message}");

@@ -26,7 +26,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
 
     /// <summary>When to roll: <c>Once</c> (at start), <c>Size</c>, <c>Date</c> or <c>Composite</c> (date, and size within a date).</summary>
     /// <remarks>
-    /// Default: <c>Composite</c>. Accepted: <c>Once</c>, <c>Size</c>, <c>Date</c>, <c>Composite</c> (case-insensitive).
+    /// Default: <c>Composite</c>. Accepted: <c>Once</c>, <c>Size</c>, <c>Date</c>, <c>Composite</c> (case-insensitive),
+    /// or their numbers 0 to 3, as log4net takes them.
     /// As in log4net, setting <c>Once</c> also sets <see cref="BufferedFileAppender.AppendToFile"/> to <c>false</c>; an
     /// <c>appendToFile</c> given after it in the configuration wins.
     /// </remarks>
@@ -36,7 +37,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         set
         {
             _rollingStyle = value;
-            if (value != null && string.Equals(value.Trim(), nameof(RollingMode.Once), StringComparison.OrdinalIgnoreCase))
+            // A bad value is reported at activation, not here.
+            if (SettingReader.NameOrNumber("rollingStyle", value, RollingMode.Composite, _ => { }) == RollingMode.Once)
             {
                 AppendToFile = "false";
             }
@@ -60,7 +62,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     /// <summary>The date pattern appended to file names, which also sets how often a date roll happens.</summary>
     /// <remarks>
     /// Default: <c>.yyyy-MM-dd</c> (daily). Accepted: a <see cref="DateTime"/> format whose output changes at least once
-    /// a month (formatted with the invariant culture).
+    /// a month (formatted with the invariant culture). Checked only when <see cref="RollingStyle"/> rolls by date
+    /// (<c>Date</c>, <c>Composite</c>); <c>Size</c> and <c>Once</c> do not use it, as in log4net.
     /// </remarks>
     public string? DatePattern { get; set; }
 
@@ -89,7 +92,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     {
         var options = new RollingOptions
         {
-            Mode = SettingReader.Name("rollingStyle", RollingStyle, RollingMode.Composite, report),
+            Mode = SettingReader.NameOrNumber("rollingStyle", RollingStyle, RollingMode.Composite, report),
             MaxSizeRollBackups = SettingReader.Integer("maxSizeRollBackups", MaxSizeRollBackups, 0, int.MinValue, int.MaxValue, report),
             StaticLogFileName = FileSettings.Boolean("staticLogFileName", StaticLogFileName, true, report),
             PreserveLogFileNameExtension = FileSettings.Boolean("preserveLogFileNameExtension", PreserveLogFileNameExtension, false, report),
@@ -100,16 +103,17 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         long size = FileSettings.Size("maximumFileSize", MaximumFileSize, 10 * 1024 * 1024, report);
         options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, report);
 
+        // A bad pattern is reported only for a style that rolls by date: log4net never reads it otherwise, and says nothing.
         string pattern = DatePattern ?? options.DatePattern;
-        if (RollingFiles.ComputeCheckPeriod(pattern) == RollPoint.Invalid)
+        if (RollingFiles.ComputeCheckPeriod(pattern) != RollPoint.Invalid)
+        {
+            options.DatePattern = pattern;
+        }
+        else if (options.RollDate)
         {
             report(FileSettings.Message(
                 "datePattern", pattern, "a date format whose output changes at least once a month, e.g. .yyyy-MM-dd",
                 options.DatePattern));
-        }
-        else
-        {
-            options.DatePattern = pattern;
         }
 
         _options = options;

@@ -34,6 +34,18 @@ internal static class SettingReader
 
     /// <summary>One name of <typeparamref name="TEnum"/> (case-insensitive), not a number, not one of <paramref name="excluded"/>.</summary>
     public static TEnum Name<TEnum>(string setting, string? text, TEnum defaultValue, Action<string> reportError, params TEnum[] excluded)
+        where TEnum : struct, Enum =>
+        Read(setting, text, defaultValue, reportError, numbers: false, excluded);
+
+    /// <summary>
+    /// One name of <typeparamref name="TEnum"/> (case-insensitive) or the number of a defined one: what log4net's
+    /// Enum.Parse conversion takes for a setting it types as the enum, so a log4net configuration moves over as it is.
+    /// </summary>
+    public static TEnum NameOrNumber<TEnum>(string setting, string? text, TEnum defaultValue, Action<string> reportError)
+        where TEnum : struct, Enum =>
+        Read(setting, text, defaultValue, reportError, numbers: true, Array.Empty<TEnum>());
+
+    private static TEnum Read<TEnum>(string setting, string? text, TEnum defaultValue, Action<string> reportError, bool numbers, TEnum[] excluded)
         where TEnum : struct, Enum
     {
         if (text == null)
@@ -44,14 +56,24 @@ internal static class SettingReader
         string[] names = Enum.GetNames(typeof(TEnum))
             .Where(n => !excluded.Contains((TEnum)Enum.Parse(typeof(TEnum), n)))
             .ToArray();
-        string? match = names.FirstOrDefault(n => string.Equals(n, text.Trim(), StringComparison.OrdinalIgnoreCase));
-        if (match == null)
+        string trimmed = text.Trim();
+        string? match = names.FirstOrDefault(n => string.Equals(n, trimmed, StringComparison.OrdinalIgnoreCase));
+        if (match != null)
         {
-            reportError(Message(setting, text, "one of " + string.Join(", ", names), defaultValue.ToString()));
-            return defaultValue;
+            return (TEnum)Enum.Parse(typeof(TEnum), match);
         }
 
-        return (TEnum)Enum.Parse(typeof(TEnum), match);
+        long[] values = names.Select(n => Convert.ToInt64(Enum.Parse(typeof(TEnum), n), CultureInfo.InvariantCulture)).ToArray();
+        if (numbers && long.TryParse(trimmed, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long number) &&
+            values.Contains(number))
+        {
+            return (TEnum)Enum.ToObject(typeof(TEnum), number);
+        }
+
+        string accepted = "one of " + string.Join(", ", names) +
+            (numbers ? ", or the number of one (" + string.Join(", ", values.Select(v => v.ToString(CultureInfo.InvariantCulture))) + ")" : "");
+        reportError(Message(setting, text, accepted, defaultValue.ToString()));
+        return defaultValue;
     }
 
     /// <summary>

@@ -52,7 +52,7 @@ public sealed class FileConfigFuzzTests
         ["bufferSize"] = new[] { "1024", " 4096 ", "65536" },
         ["flushInterval"] = new[] { "0", " 250 ", "2147483647" },
         ["encoding"] = new[] { "utf-8", " UTF-16 ", "US-ASCII", "utf-16BE" },
-        ["rollingStyle"] = new[] { "once", " Size ", "DATE", "composite" },
+        ["rollingStyle"] = new[] { "once", " Size ", "DATE", "composite", "1", " 3 " },
         ["maximumFileSize"] = new[] { "1", " 1kb ", "10MB", "2 GB", "0", " -1 ", "1KB5" },
         ["maxSizeRollBackups"] = new[] { "0", " -1 ", "2147483647" },
         ["datePattern"] = new[] { ".yyyy-MM-dd", "-yyyyMMdd-HH", "'.'yyyy-MM", "_yyyy-MM-dd_HH-mm" },
