@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -143,14 +144,14 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     /// <summary>Events dropped because the buffer was full (<c>overflow=Discard</c>, or an event a child logged from the
     /// worker thread that found the buffer full). Each catch-up is also reported to the children as one
     /// <c>WARN</c> event.</summary>
-    public long DiscardedCount => (_dispatcher?.DiscardedCount ?? 0) + DroppedBeforeActivation;
+    public long DiscardedCount => (Running?.DiscardedCount ?? 0) + DroppedBeforeActivation;
 
     /// <summary>Events delivered to the children.</summary>
-    public long DeliveredCount => _dispatcher?.DeliveredCount ?? 0;
+    public long DeliveredCount => Running?.DeliveredCount ?? 0;
 
     /// <summary>Events accepted but not delivered because <see cref="Close"/> ran out of time
     /// (<see cref="ShutdownTimeout"/>).</summary>
-    public long UndeliveredCount => _dispatcher?.UndeliveredCount ?? 0;
+    public long UndeliveredCount => Running?.UndeliveredCount ?? 0;
 
     /// <summary>The attached child appenders (a read-only copy).</summary>
     public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children));
@@ -162,6 +163,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     internal System.Threading.Thread? WorkerThread => _dispatcher?.WorkerThread;
 
+    /// <summary>Events dropped before activation and not yet handed to the dispatcher's count.</summary>
     private long DroppedBeforeActivation
     {
         get
@@ -172,6 +174,9 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             }
         }
     }
+
+    /// <summary>The dispatcher, also while activation is still moving the early events into it.</summary>
+    private AsyncDispatcher<CapturedEvent>? Running => _dispatcher ?? Volatile.Read(ref _activating);
 
     IAppender[] IAsyncAppenderHost.Children => _children;
 
@@ -277,13 +282,35 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             _early = null;
             _metrics?.Dispose();
             _metrics = null;
+            if (dispatcher != null && early != null)
+            {
+                // Activation is still moving the early events into the buffer: this thread finishes the move, so
+                // it becomes the queue's producer (a producerType=Single ring must not refuse it).
+                dispatcher.ReleaseProducerThread();
+            }
+
+            if (dispatcher != null && _earlyDropped > 0)
+            {
+                dispatcher.CountDiscarded(_earlyDropped);
+                _earlyDropped = 0;
+            }
+
+            Monitor.PulseAll(_lifecycle); // producers waiting for activation see the close
         }
 
         try
         {
             if (dispatcher != null)
             {
-                dispatcher.Close(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout);
+                int timeout = _settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout;
+                long start = Stopwatch.GetTimestamp();
+                if (early != null)
+                {
+                    MoveLeftoverEarlyEvents(dispatcher, early, timeout);
+                }
+
+                long spent = (Stopwatch.GetTimestamp() - start) * 1000 / Stopwatch.Frequency;
+                dispatcher.Close((int)Math.Max(0, timeout - spent));
                 return;
             }
 
@@ -535,7 +562,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                 Queue<CapturedEvent>? early = _early;
                 if (early == null)
                 {
-                    return; // closed meanwhile: Close counted what was left
+                    return; // closed meanwhile: Close moves or counts what was left
                 }
 
                 bool moved = false;
@@ -554,6 +581,13 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                 {
                     // This thread is not the application's producer: a producerType=Single ring must not bind to it.
                     dispatcher.ReleaseProducerThread();
+                    if (_earlyDropped > 0)
+                    {
+                        // The worker reports them as it reports its own discards: a WARN event and an internal warning.
+                        dispatcher.CountDiscarded(_earlyDropped);
+                        _earlyDropped = 0;
+                    }
+
                     _early = null;
                     _activating = null;
                     _dispatcher = dispatcher; // from now on producers enqueue directly, behind the early events
@@ -563,6 +597,38 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             }
 
             room.SpinOnce(); // the worker is draining; a hot-swap queue takes only half its capacity before it swaps
+        }
+    }
+
+    /// <summary>
+    /// <see cref="Close"/> during activation: moves the early events activation had not moved yet, for at most the
+    /// timeout, while the worker drains; what does not fit in time is counted as undelivered and reported.
+    /// </summary>
+    private void MoveLeftoverEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher, Queue<CapturedEvent> early, int timeout)
+    {
+        long deadline = Stopwatch.GetTimestamp() + (long)timeout * Stopwatch.Frequency / 1000;
+        var room = new SpinWait();
+        while (early.Count > 0)
+        {
+            if (dispatcher.TryEnqueueNow(early.Peek()))
+            {
+                early.Dequeue();
+                room.Reset();
+            }
+            else if (Stopwatch.GetTimestamp() >= deadline)
+            {
+                break;
+            }
+            else
+            {
+                room.SpinOnce();
+            }
+        }
+
+        if (early.Count > 0)
+        {
+            dispatcher.CountUndelivered(early.Count);
+            ReportError($"Appender [{Name}] was closed while it was being activated; {early.Count} event(s) appended before activation could not be queued within shutdownTimeout ({timeout} ms) and will not be delivered.", null);
         }
     }
 

@@ -210,6 +210,16 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         return false;
     }
 
+    /// <summary>Counts items dropped before they reached this dispatcher; the worker reports them with its own.</summary>
+    public void CountDiscarded(long count)
+    {
+        Interlocked.Add(ref _discarded.Value, count);
+        _wait.Wake();
+    }
+
+    /// <summary>Counts items accepted elsewhere that a close could not move here in time.</summary>
+    public void CountUndelivered(long count) => Interlocked.Add(ref _undelivered, count);
+
     private void CountRejectedAfterClose()
     {
         if (Interlocked.Increment(ref _rejectedAfterClose) == 1)

@@ -135,6 +135,59 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(child.Lines, Is.EqualTo(Enumerable.Range(0, 10).Select(i => "before " + i).Concat(new[] { "after" })));
     }
 
+    // Behaviours 3 and 12: Close arrives while ActivateOptions is still moving the early events into a small buffer.
+    [Test]
+    public void CloseWhileActivationMovesTheEarlyEvents_EveryEarlyEventIsDelivered()
+    {
+        const int early = 200;
+        AsyncForwardingAppender async = Kind.Create();
+        async.Name = "early";
+        async.BufferSize = "8";
+        var child = new RecordingAppender { Name = "child", OnEvent = _ => System.Threading.Thread.Sleep(2) };
+        child.ActivateOptions();
+        async.AddAppender(child);
+        for (int i = 0; i < early; i++)
+        {
+            async.DoAppend(new LoggingEvent(GetType(), null, "early", Level.Info, "before " + i, null));
+        }
+
+        var activation = System.Threading.Tasks.Task.Run(async.ActivateOptions);
+        Assert.That(child.WaitForCount(1), Is.True);
+        async.Close();
+        Assert.That(activation.Wait(TimeSpan.FromSeconds(30)), Is.True);
+
+        Assert.That(child.Lines, Is.EqualTo(Enumerable.Range(0, early).Select(i => "before " + i)));
+        Assert.That(async.DeliveredCount, Is.EqualTo(early));
+        Assert.That(async.UndeliveredCount, Is.Zero);
+    }
+
+    // Behaviours 5 and 12: before activation an appender keeps at most a default buffer's worth of events; what it
+    // drops beyond that is counted and reported like any discard.
+    [Test]
+    public void MoreEarlyEventsThanItKeeps_TheDroppedOnesAreReportedAsDiscards()
+    {
+        const int extra = 100;
+        AsyncForwardingAppender async = Kind.Create();
+        async.Name = "early";
+        var child = new RecordingAppender { Name = "child" };
+        child.ActivateOptions();
+        async.AddAppender(child);
+        for (int i = 0; i < AsyncAppenderSettings.DefaultBufferSize + extra; i++)
+        {
+            async.DoAppend(new LoggingEvent(GetType(), null, "early", Level.Info, "before " + i, null));
+        }
+
+        async.ActivateOptions();
+        Assert.That(async.Flush(30_000), Is.True);
+        async.Close();
+
+        Assert.That(async.DiscardedCount, Is.EqualTo(extra));
+        string[] reports = child.Lines.Where(l => l.Contains("were discarded")).ToArray();
+        Assert.That(reports, Has.Length.EqualTo(1));
+        Assert.That(reports[0], Does.StartWith(extra + " event(s) were discarded"));
+        Assert.That(child.Lines.Count(l => l.StartsWith("before ")), Is.EqualTo(AsyncAppenderSettings.DefaultBufferSize));
+    }
+
     [Test]
     public void Close_NeverActivated_ReturnsAtOnceWithoutError()
     {
