@@ -39,7 +39,7 @@ internal sealed class AsyncAppenderSettings
             Overflow = supportsGrow
                 ? SettingReader.Name("overflow", overflow, DefaultOverflow, reportError)
                 : SettingReader.Name("overflow", overflow, DefaultOverflow, reportError, OverflowAction.Grow),
-            DiscardThreshold = ToLevel(SettingReader.Name("discardThreshold", discardThreshold, StandardLevel.Info, reportError)),
+            DiscardThreshold = ReadLevel(discardThreshold, reportError),
             Fix = ReadFix(fix, reportError),
             ShutdownTimeout = SettingReader.Integer("shutdownTimeout", shutdownTimeout, DefaultShutdownTimeout, 0, int.MaxValue, reportError),
         };
@@ -66,6 +66,73 @@ internal sealed class AsyncAppenderSettings
         }
 
         return FixResolver.Normalize(flags);
+    }
+
+    /// <summary>
+    /// A level name as log4net's <c>threshold</c> takes it: a level the configuration defines (a custom one, or a
+    /// predefined name given another value) is looked up in the repositories' level maps, so it means what it means
+    /// for <c>threshold</c>; otherwise one of log4net's predefined levels.
+    /// </summary>
+    public static Level ReadLevel(string? text, Action<string> reportError)
+    {
+        Level? defined = text == null ? null : DefinedLevel(text.Trim());
+        if (defined != null)
+        {
+            return defined;
+        }
+
+        return ToLevel(SettingReader.Name(
+            "discardThreshold", text, StandardLevel.Info,
+            message => reportError(message.Replace(". Using the default", ", or a level the configuration defines (<level>). Using the default"))));
+    }
+
+    private static Level? DefinedLevel(string name)
+    {
+        if (name.Length == 0)
+        {
+            return null;
+        }
+
+        Level? found = null;
+        try
+        {
+            foreach (log4net.Repository.ILoggerRepository repository in log4net.LogManager.GetAllRepositories())
+            {
+                Level? level = repository.LevelMap[name];
+                if (level == null)
+                {
+                    continue;
+                }
+
+                // A repository that defines the name itself wins over one that only knows the predefined level.
+                if (!IsPredefined(level))
+                {
+                    return level;
+                }
+
+                found ??= level;
+            }
+        }
+        catch (Exception)
+        {
+            // A repository that cannot be asked: the predefined names still work.
+        }
+
+        return found;
+    }
+
+    private static bool IsPredefined(Level level)
+    {
+        foreach (StandardLevel standard in (StandardLevel[])Enum.GetValues(typeof(StandardLevel)))
+        {
+            Level predefined = ToLevel(standard);
+            if (predefined.Value == level.Value && string.Equals(predefined.Name, level.Name, StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private static string Shorten(string text) => text.Length <= 200 ? text : text.Substring(0, 200) + "…";

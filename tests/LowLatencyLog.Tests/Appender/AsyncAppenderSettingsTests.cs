@@ -135,6 +135,41 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(child.Lines, Is.EqualTo(Enumerable.Range(0, 10).Select(i => "before " + i).Concat(new[] { "after" })));
     }
 
+    // A level the configuration defines works for discardThreshold as it does for threshold: AUDIT (45000, between
+    // INFO and WARN) events are dropped when the buffer is full, where the default (INFO) would make them wait.
+    [Test]
+    public void DiscardThreshold_ALevelTheConfigurationDefines_IsAccepted()
+    {
+        var harness = Configure(
+            @"<bufferSize value=""16"" /><overflow value=""Discard"" /><discardThreshold value=""AUDIT"" />",
+            @"<level><name value=""AUDIT"" /><value value=""45000"" /></level>" + RecordingChild());
+        RecordingAppender child = Child(harness);
+        AsyncForwardingAppender async = Async(harness);
+        Level audit = harness.Repository.LevelMap["AUDIT"]!;
+        ILog log = harness.Logger();
+        child.Hold();
+        try
+        {
+            log.Info("first");
+            Assert.That(child.Entered.Wait(Wait), Is.True);
+            var burst = System.Threading.Tasks.Task.Run(() =>
+            {
+                for (int i = 0; i < 100; i++)
+                {
+                    log.Logger.Log(GetType(), audit, "audit " + i, null);
+                }
+            });
+
+            Assert.That(burst.Wait(TimeSpan.FromSeconds(30)), Is.True, "AUDIT events are discardable, so the burst never waits");
+            Assert.That(async.DiscardedCount, Is.GreaterThan(0));
+            Assert.That(harness.InternalErrors, Is.Empty);
+        }
+        finally
+        {
+            child.Open();
+        }
+    }
+
     // Behaviours 3 and 12: Close arrives while ActivateOptions is still moving the early events into a small buffer.
     [Test]
     public void CloseWhileActivationMovesTheEarlyEvents_EveryEarlyEventIsDelivered()
