@@ -13,6 +13,7 @@ namespace LowLatencyLog.Tests.Capture;
 public sealed class FixResolutionTests : AsyncAppenderFixture
 {
     private const FixFlags Always = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
+    private const string UserConverterType = "LowLatencyLog.Tests.Capture.UserPropertyConverter, LowLatencyLog.Tests";
 
     public FixResolutionTests()
         : base(AsyncAppenderKind.All.First())
@@ -63,6 +64,36 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         Assert.That(Async(nullChild).CaptureFlags, Is.EqualTo(Always));
     }
 
+    [TestCase("%message %who", "who", UserConverterType, Always | FixFlags.Properties)]
+    [TestCase("%location %who", "who", UserConverterType, Always | FixFlags.Properties | FixFlags.LocationInfo)]
+    [TestCase("%message", "message", UserConverterType, Always | FixFlags.Properties)]
+    [TestCase("%where", "where", "log4net.Layout.Pattern.FullLocationPatternConverter, log4net", Always | FixFlags.Properties | FixFlags.LocationInfo)]
+    [TestCase("%message", "who", UserConverterType, Always)]
+    public void Auto_ConverterRegisteredOnTheLayout_CountsAsPartial(string pattern, string name, string type, FixFlags expected)
+    {
+        var harness = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}"">
+              <layout type=""log4net.Layout.PatternLayout"">
+                <converter><name value=""{name}"" /><type value=""{type}"" /></converter>
+                <conversionPattern value=""{pattern}"" />
+              </layout>
+            </appender>");
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+    }
+
+    [Test]
+    public void Auto_ConverterAddedInCode_CountsAsPartial()
+    {
+        AsyncForwardingAppender async = Async(Configure());
+        var layout = new PatternLayout();
+        layout.AddConverter("who", typeof(UserPropertyConverter));
+        layout.ConversionPattern = "%message %who";
+        layout.ActivateOptions();
+        async.AddAppender(new RecordingAppender { Name = "late", Layout = layout });
+
+        Assert.That(async.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+    }
+
     [Test]
     public void Explicit_MissingWhatAChildNeeds_OneWarningNamingAppenderChildAndFlags()
     {
@@ -103,4 +134,11 @@ public sealed class OpaqueLayout : LayoutSkeleton
     }
 
     public override void Format(System.IO.TextWriter writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.RenderedMessage);
+}
+
+/// <summary>A converter registered on a layout instance: writes the <c>user</c> property.</summary>
+public sealed class UserPropertyConverter : log4net.Layout.Pattern.PatternLayoutConverter
+{
+    protected override void Convert(System.IO.TextWriter writer, LoggingEvent loggingEvent) =>
+        writer.Write(loggingEvent.LookupProperty("user"));
 }
