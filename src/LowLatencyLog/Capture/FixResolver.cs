@@ -1,4 +1,5 @@
 using System;
+using System.Collections;
 using System.Collections.Generic;
 using System.Reflection;
 using log4net.Appender;
@@ -10,7 +11,7 @@ using LowLatencyLog.Layout;
 namespace LowLatencyLog.Capture;
 
 /// <summary>
-/// Works out which volatile fields a child appender's layout reads (<c>fix=Auto</c>), and normalizes explicit flags.
+/// Works out which volatile fields a child appender's layouts read (<c>fix=Auto</c>), and normalizes explicit flags.
 /// </summary>
 /// <remarks>
 /// log4net exposes no list of the fields a layout needs. For a <see cref="PatternLayout"/> the pattern is parsed again
@@ -18,7 +19,9 @@ namespace LowLatencyLog.Capture;
 /// (<c>&lt;converter&gt;</c>), and the converter chain is matched against log4net's own converter types (internal, so by
 /// name within log4net's assembly). A converter registered on the instance, a converter type from elsewhere, a layout
 /// type derived from <see cref="PatternLayout"/> and a layout type this class does not know get
-/// <see cref="FixFlags.Partial"/>.
+/// <see cref="FixFlags.Partial"/>. Besides <see cref="AppenderSkeleton.Layout"/>, every public layout-valued property
+/// of a child (<c>TraceAppender.Category</c>, the syslog appenders' <c>Identity</c>) and the parameters of an
+/// <see cref="AdoNetAppender"/> are inspected.
 /// </remarks>
 internal static class FixResolver
 {
@@ -86,6 +89,7 @@ internal static class FixResolver
             needs |= ForLayout(layout);
         }
 
+        needs |= ForOtherLayouts(appender, layout);
         if (appender is IAppenderAttachable parent)
         {
             foreach (IAppender child in parent.Appenders)
@@ -100,6 +104,82 @@ internal static class FixResolver
         }
 
         return Normalize(needs);
+    }
+
+    /// <summary>The fields the layouts on an appender's other settings read: log4net's own appenders keep layouts there
+    /// too (<c>TraceAppender.Category</c>, the syslog <c>Identity</c>, the ADO.NET parameters).</summary>
+    private static FixFlags ForOtherLayouts(IAppender appender, ILayout? mainLayout)
+    {
+        FixFlags needs = FixFlags.None;
+        foreach (PropertyInfo property in appender.GetType().GetProperties(BindingFlags.Public | BindingFlags.Instance))
+        {
+            bool layoutTyped = typeof(ILayout).IsAssignableFrom(property.PropertyType) || typeof(IRawLayout).IsAssignableFrom(property.PropertyType);
+            if (!layoutTyped || property.GetMethod?.IsPublic != true || property.GetIndexParameters().Length > 0)
+            {
+                continue;
+            }
+
+            object? value;
+            try
+            {
+                value = property.GetValue(appender);
+            }
+            catch (TargetInvocationException)
+            {
+                needs |= FixFlags.Partial; // a getter that throws: what it would hold is unknown
+                continue;
+            }
+
+            needs |= value switch
+            {
+                ILayout other when !ReferenceEquals(other, mainLayout) => ForLayout(other),
+                IRawLayout raw => ForRawLayout(raw),
+                _ => FixFlags.None,
+            };
+        }
+
+        if (appender is AdoNetAppender ado)
+        {
+            needs |= ForParameters(HiddenFields.AdoNetParameters(ado));
+        }
+
+        return needs;
+    }
+
+    /// <summary>The fields an <see cref="AdoNetAppender"/>'s parameters read; their list is not public.</summary>
+    private static FixFlags ForParameters(object? parameters)
+    {
+        if (parameters is not IEnumerable list)
+        {
+            return FixFlags.Partial;
+        }
+
+        FixFlags needs = FixFlags.None;
+        foreach (object? parameter in list)
+        {
+            needs |= parameter is AdoNetAppenderParameter { Layout: IRawLayout raw } ? ForRawLayout(raw) : FixFlags.Partial;
+        }
+
+        return needs;
+    }
+
+    /// <summary>The fields a raw layout reads.</summary>
+    public static FixFlags ForRawLayout(IRawLayout layout)
+    {
+        Type type = layout.GetType();
+        if (type == typeof(Layout2RawLayoutAdapter))
+        {
+            ILayout? inner = HiddenFields.AdaptedLayout((Layout2RawLayoutAdapter)layout);
+            return inner != null ? ForLayout(inner) : FixFlags.Partial;
+        }
+
+        if (type == typeof(RawPropertyLayout))
+        {
+            return FixFlags.Properties;
+        }
+
+        // The time stamp is set when the event is created.
+        return type == typeof(RawTimeStampLayout) || type == typeof(RawUtcTimeStampLayout) ? FixFlags.None : FixFlags.Partial;
     }
 
     /// <summary>The fields a layout reads.</summary>
