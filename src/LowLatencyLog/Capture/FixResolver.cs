@@ -1,20 +1,27 @@
+using System;
+using System.Collections;
 using System.Collections.Generic;
+using System.Reflection;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
+using LowLatencyLog.Layout;
 
 namespace LowLatencyLog.Capture;
 
 /// <summary>
-/// Works out which volatile fields a child appender's layout reads (<c>fix=Auto</c>), and normalizes explicit flags.
+/// Works out which volatile fields a child appender's layouts read (<c>fix=Auto</c>), and normalizes explicit flags.
 /// </summary>
 /// <remarks>
 /// log4net exposes no list of the fields a layout needs. For a <see cref="PatternLayout"/> the pattern is parsed again
-/// with the protected <c>CreatePatternParser</c> and the converter chain is matched by type name (the built-in
-/// converters are internal types). Converters registered on one layout instance (<c>&lt;converter&gt;</c>) are not
-/// visible to that parse, so a layout of a type derived from <see cref="PatternLayout"/> also gets
-/// <see cref="FixFlags.Partial"/>; a layout type this class does not know gets <see cref="FixFlags.Partial"/>.
+/// with the protected <c>CreatePatternParser</c>, given the converters registered on that layout instance
+/// (<c>&lt;converter&gt;</c>), and the converter chain is matched against log4net's own converter types (internal, so by
+/// name within log4net's assembly). A converter registered on the instance, a converter type from elsewhere, a layout
+/// type derived from <see cref="PatternLayout"/> and a layout type this class does not know get
+/// <see cref="FixFlags.Partial"/>. Besides <see cref="AppenderSkeleton.Layout"/>, every public layout-valued property
+/// of a child (<c>TraceAppender.Category</c>, the syslog appenders' <c>Identity</c>) and the parameters of an
+/// <see cref="AdoNetAppender"/> are inspected.
 /// </remarks>
 internal static class FixResolver
 {
@@ -23,6 +30,8 @@ internal static class FixResolver
 
     /// <summary>Everything the capture can take. <see cref="FixFlags.Domain"/> is always filled in by the worker.</summary>
     public const FixFlags Capturable = CapturedEvent.SlotFlags | CapturedContext.Flags;
+
+    private static readonly Assembly Log4net = typeof(PatternLayout).Assembly;
 
     private static readonly Dictionary<string, FixFlags> ConverterNeeds = new Dictionary<string, FixFlags>
     {
@@ -80,6 +89,7 @@ internal static class FixResolver
             needs |= ForLayout(layout);
         }
 
+        needs |= ForOtherLayouts(appender, layout);
         if (appender is IAppenderAttachable parent)
         {
             foreach (IAppender child in parent.Appenders)
@@ -96,13 +106,89 @@ internal static class FixResolver
         return Normalize(needs);
     }
 
+    /// <summary>The fields the layouts on an appender's other settings read: log4net's own appenders keep layouts there
+    /// too (<c>TraceAppender.Category</c>, the syslog <c>Identity</c>, the ADO.NET parameters).</summary>
+    private static FixFlags ForOtherLayouts(IAppender appender, ILayout? mainLayout)
+    {
+        FixFlags needs = FixFlags.None;
+        foreach (PropertyInfo property in appender.GetType().GetProperties(BindingFlags.Public | BindingFlags.Instance))
+        {
+            bool layoutTyped = typeof(ILayout).IsAssignableFrom(property.PropertyType) || typeof(IRawLayout).IsAssignableFrom(property.PropertyType);
+            if (!layoutTyped || property.GetMethod?.IsPublic != true || property.GetIndexParameters().Length > 0)
+            {
+                continue;
+            }
+
+            object? value;
+            try
+            {
+                value = property.GetValue(appender);
+            }
+            catch (TargetInvocationException)
+            {
+                needs |= FixFlags.Partial; // a getter that throws: what it would hold is unknown
+                continue;
+            }
+
+            needs |= value switch
+            {
+                ILayout other when !ReferenceEquals(other, mainLayout) => ForLayout(other),
+                IRawLayout raw => ForRawLayout(raw),
+                _ => FixFlags.None,
+            };
+        }
+
+        if (appender is AdoNetAppender ado)
+        {
+            needs |= ForParameters(HiddenFields.AdoNetParameters(ado));
+        }
+
+        return needs;
+    }
+
+    /// <summary>The fields an <see cref="AdoNetAppender"/>'s parameters read; their list is not public.</summary>
+    private static FixFlags ForParameters(object? parameters)
+    {
+        if (parameters is not IEnumerable list)
+        {
+            return FixFlags.Partial;
+        }
+
+        FixFlags needs = FixFlags.None;
+        foreach (object? parameter in list)
+        {
+            needs |= parameter is AdoNetAppenderParameter { Layout: IRawLayout raw } ? ForRawLayout(raw) : FixFlags.Partial;
+        }
+
+        return needs;
+    }
+
+    /// <summary>The fields a raw layout reads.</summary>
+    public static FixFlags ForRawLayout(IRawLayout layout)
+    {
+        Type type = layout.GetType();
+        if (type == typeof(Layout2RawLayoutAdapter))
+        {
+            ILayout? inner = HiddenFields.AdaptedLayout((Layout2RawLayoutAdapter)layout);
+            return inner != null ? ForLayout(inner) : FixFlags.Partial;
+        }
+
+        if (type == typeof(RawPropertyLayout))
+        {
+            return FixFlags.Properties;
+        }
+
+        // The time stamp is set when the event is created.
+        return type == typeof(RawTimeStampLayout) || type == typeof(RawUtcTimeStampLayout) ? FixFlags.None : FixFlags.Partial;
+    }
+
     /// <summary>The fields a layout reads.</summary>
     public static FixFlags ForLayout(ILayout layout)
     {
         switch (layout)
         {
             case PatternLayout pattern:
-                FixFlags needs = ForPattern(pattern.ConversionPattern);
+                FixFlags needs = ForPattern(pattern);
                 bool plain = pattern.GetType() == typeof(PatternLayout) || pattern.GetType() == typeof(DynamicPatternLayout);
                 return plain ? needs : needs | FixFlags.Partial;
             case SimpleLayout _:
@@ -115,26 +201,51 @@ internal static class FixResolver
         }
     }
 
-    /// <summary>The fields a conversion pattern reads; an unknown converter counts as <see cref="FixFlags.Partial"/>.</summary>
-    public static FixFlags ForPattern(string? conversionPattern)
+    /// <summary>The fields a pattern layout's converters read. A converter registered on the layout, or one that is not
+    /// log4net's own, counts as <see cref="FixFlags.Partial"/> (plus what its type needs, when it is log4net's).</summary>
+    public static FixFlags ForPattern(PatternLayout layout)
     {
-        if (string.IsNullOrEmpty(conversionPattern))
+        if (string.IsNullOrEmpty(layout.ConversionPattern))
         {
             return FixFlags.None;
         }
 
         FixFlags needs = FixFlags.None;
-        for (PatternConverter? converter = PatternInspector.Parse(conversionPattern!); converter != null; converter = converter.Next)
+        var inspector = new PatternInspector();
+        var instanceTypes = new HashSet<Type>();
+        if (HiddenFields.InstanceConverters(layout) is IEnumerable<KeyValuePair<string, ConverterInfo>> registry)
         {
-            needs |= ConverterNeeds.TryGetValue(converter.GetType().Name, out FixFlags flags) ? flags : FixFlags.Partial;
+            foreach (KeyValuePair<string, ConverterInfo> entry in registry)
+            {
+                inspector.AddConverter(entry.Value);
+                if (entry.Value.Type != null)
+                {
+                    instanceTypes.Add(entry.Value.Type);
+                }
+            }
+        }
+        else
+        {
+            needs |= FixFlags.Partial; // the layout's own converters cannot be seen
+        }
+
+        for (PatternConverter? converter = inspector.Parse(layout.ConversionPattern); converter != null; converter = converter.Next)
+        {
+            Type type = converter.GetType();
+            needs |= (Known(type) ?? FixFlags.Partial) | (instanceTypes.Contains(type) ? FixFlags.Partial : FixFlags.None);
         }
 
         return needs;
     }
 
-    /// <summary>Reaches the protected parser of <see cref="PatternLayout"/>, which knows the global converters.</summary>
+    /// <summary>What one of log4net's own converter types needs; null for any other type.</summary>
+    private static FixFlags? Known(Type type) =>
+        type.Assembly == Log4net && ConverterNeeds.TryGetValue(type.Name, out FixFlags flags) ? flags : null;
+
+    /// <summary>Reaches the protected parser of <see cref="PatternLayout"/>, which knows the global converters and those
+    /// added to this instance.</summary>
     private sealed class PatternInspector : PatternLayout
     {
-        public static PatternConverter? Parse(string pattern) => new PatternInspector().CreatePatternParser(pattern).Parse();
+        public PatternConverter? Parse(string pattern) => CreatePatternParser(pattern).Parse();
     }
 }

@@ -2,7 +2,6 @@ using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Linq;
-using System.Linq.Expressions;
 using System.Reflection;
 using log4net.Layout;
 using log4net.Util;
@@ -15,7 +14,7 @@ namespace LowLatencyLog.Layout;
 /// <remarks>
 /// <para>Only log4net's own <see cref="PatternLayout"/> (the exact type) and <see cref="SimpleLayout"/> qualify: a
 /// subclass may override anything. The pattern is not parsed again here: the converter chain log4net built when the
-/// layout was activated is walked (its private head field, read by reflection), so every option, modifier and merge of
+/// layout was activated is walked (its private head field, read by a compiled field access), so every option, modifier and merge of
 /// literals is exactly the one log4net renders. Each converter must be one of log4net's built-in types (matched by
 /// type, so a converter registered under a built-in name is caught) with options the fast path supports; the layout
 /// must have no converters registered on it (<c>&lt;converter&gt;</c>). Anything else, including a failure to read the
@@ -23,12 +22,7 @@ namespace LowLatencyLog.Layout;
 /// </remarks>
 internal static class LayoutCompiler
 {
-    private const BindingFlags Private = BindingFlags.NonPublic | BindingFlags.Instance;
-
     private static readonly Assembly Log4net = typeof(PatternLayout).Assembly;
-    private static readonly FieldInfo? HeadField = typeof(PatternLayout).GetField("_head", Private);
-    private static readonly FieldInfo? RegistryField = typeof(PatternLayout).GetField("_instanceRulesRegistry", Private);
-    private static readonly Func<PatternLayout, object?> ReadHead = BuildHeadReader();
 
     private static readonly Type? LiteralType = Log4net.GetType("log4net.Util.PatternStringConverters.LiteralPatternConverter");
     private static readonly Type? NewLineType = Log4net.GetType("log4net.Util.PatternStringConverters.NewLinePatternConverter");
@@ -38,20 +32,7 @@ internal static class LayoutCompiler
     /// The first converter of the chain the layout renders with. <c>ActivateOptions</c> builds a new chain (setting the
     /// pattern alone does not), so a different object means the layout renders differently now.
     /// </summary>
-    public static object? ConverterChain(PatternLayout layout) => ReadHead(layout);
-
-    private static Func<PatternLayout, object?> BuildHeadReader()
-    {
-        if (HeadField == null)
-        {
-            return _ => null; // such a layout is never compiled
-        }
-
-        // A compiled read, not FieldInfo.GetValue: the appender checks the chain before every single event.
-        ParameterExpression layout = Expression.Parameter(typeof(PatternLayout), "layout");
-        return Expression.Lambda<Func<PatternLayout, object?>>(
-            Expression.Convert(Expression.Field(layout, HeadField), typeof(object)), layout).Compile();
-    }
+    public static object? ConverterChain(PatternLayout layout) => HiddenFields.ConverterChain(layout);
 
     /// <summary>The compiled layout, or null and the reason the layout must render itself.</summary>
     public static CompiledLayout? TryCompile(ILayout? layout, out string reason)
@@ -74,36 +55,26 @@ internal static class LayoutCompiler
 
     private static CompiledLayout? TryCompilePattern(PatternLayout layout, out string reason)
     {
-        PatternConverter? head;
-        try
+        if (!HiddenFields.PatternLayoutReadable)
         {
-            if (HeadField == null || RegistryField == null)
-            {
-                reason = "this log4net version's PatternLayout does not expose its converters the way the fast path reads them";
-                return null;
-            }
-
-            if (RegistryField.GetValue(layout) is not ICollection registry)
-            {
-                reason = "the converters registered on the layout could not be read";
-                return null;
-            }
-
-            if (registry.Count > 0)
-            {
-                string names = string.Join(", ", ((IEnumerable)registry).Cast<object>().Select(KeyOf));
-                reason = $"converters are registered on the layout ({names})";
-                return null;
-            }
-
-            head = HeadField.GetValue(layout) as PatternConverter;
-        }
-        catch (Exception ex) when (ex is FieldAccessException || ex is TargetException || ex is ArgumentException || ex is MemberAccessException)
-        {
-            reason = "the layout's converters could not be read (" + ex.GetType().Name + ")";
+            reason = "this log4net version's PatternLayout does not expose its converters the way the fast path reads them";
             return null;
         }
 
+        if (HiddenFields.InstanceConverters(layout) is not ICollection registry)
+        {
+            reason = "the converters registered on the layout could not be read";
+            return null;
+        }
+
+        if (registry.Count > 0)
+        {
+            string names = string.Join(", ", ((IEnumerable)registry).Cast<object>().Select(KeyOf));
+            reason = $"converters are registered on the layout ({names})";
+            return null;
+        }
+
+        var head = HiddenFields.ConverterChain(layout) as PatternConverter;
         var parts = new List<LayoutPart>();
         for (PatternConverter? converter = head; converter != null; converter = converter.Next)
         {

@@ -1,4 +1,5 @@
 using System.Linq;
+using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
@@ -13,6 +14,7 @@ namespace LowLatencyLog.Tests.Capture;
 public sealed class FixResolutionTests : AsyncAppenderFixture
 {
     private const FixFlags Always = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
+    private const string UserConverterType = "LowLatencyLog.Tests.Capture.UserPropertyConverter, LowLatencyLog.Tests";
 
     public FixResolutionTests()
         : base(AsyncAppenderKind.All.First())
@@ -63,6 +65,76 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         Assert.That(Async(nullChild).CaptureFlags, Is.EqualTo(Always));
     }
 
+    [TestCase("%message %who", "who", UserConverterType, Always | FixFlags.Properties)]
+    [TestCase("%location %who", "who", UserConverterType, Always | FixFlags.Properties | FixFlags.LocationInfo)]
+    [TestCase("%message", "message", UserConverterType, Always | FixFlags.Properties)]
+    [TestCase("%where", "where", "log4net.Layout.Pattern.FullLocationPatternConverter, log4net", Always | FixFlags.Properties | FixFlags.LocationInfo)]
+    [TestCase("%message", "who", UserConverterType, Always)]
+    public void Auto_ConverterRegisteredOnTheLayout_CountsAsPartial(string pattern, string name, string type, FixFlags expected)
+    {
+        var harness = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}"">
+              <layout type=""log4net.Layout.PatternLayout"">
+                <converter><name value=""{name}"" /><type value=""{type}"" /></converter>
+                <conversionPattern value=""{pattern}"" />
+              </layout>
+            </appender>");
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+    }
+
+    [Test]
+    public void Auto_ConverterAddedInCode_CountsAsPartial()
+    {
+        AsyncForwardingAppender async = Async(Configure());
+        var layout = new PatternLayout();
+        layout.AddConverter("who", typeof(UserPropertyConverter));
+        layout.ConversionPattern = "%message %who";
+        layout.ActivateOptions();
+        async.AddAppender(new RecordingAppender { Name = "late", Layout = layout });
+
+        Assert.That(async.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+    }
+
+    [TestCase("log4net.Appender.TraceAppender", "<category value=\"%property{user}\" />", Always | FixFlags.Properties)]
+    [TestCase("log4net.Appender.DebugAppender", "<category type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"%location\" /></category>", Always | FixFlags.LocationInfo)]
+    [TestCase("log4net.Appender.RemoteSyslogAppender", "<remoteAddress value=\"127.0.0.1\" /><identity value=\"%username\" />", Always | FixFlags.UserName)]
+    public void Auto_LayoutsOnAChildsOtherSettings_AreInspected(string type, string settings, FixFlags expected)
+    {
+        var harness = Configure(appenders: $@"<appender name=""child"" type=""{type}"">{settings}
+              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
+            </appender>");
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+    }
+
+    [Test]
+    public void Auto_RawLayoutSettings_AreInspected()
+    {
+        AsyncForwardingAppender adapted = Async(Configure());
+        adapted.AddAppender(new RawLayoutAppender { Name = "adapted", Raw = new Layout2RawLayoutAdapter(new PatternLayout("%username")) });
+        Assert.That(adapted.CaptureFlags, Is.EqualTo(Always | FixFlags.UserName));
+
+        AsyncForwardingAppender property = Async(Configure());
+        property.AddAppender(new RawLayoutAppender { Name = "property", Raw = new RawPropertyLayout { Key = "user" } });
+        Assert.That(property.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+
+        AsyncForwardingAppender unknown = Async(Configure());
+        unknown.AddAppender(new RawLayoutAppender { Name = "unknown", Raw = new OpaqueRawLayout() });
+        Assert.That(unknown.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+    }
+
+    [Test]
+    public void Auto_AdoNetParameters_AreInspected()
+    {
+        AsyncForwardingAppender async = Async(Configure());
+        var database = new AdoNetAppender { Name = "database" };
+        database.AddParameter(new AdoNetAppenderParameter { ParameterName = "@where", Layout = new Layout2RawLayoutAdapter(new PatternLayout("%location")) });
+        async.AddAppender(database);
+
+        // Partial as well: the appender has no layout, and reads the event in ways no setting shows.
+        Assert.That(async.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties | FixFlags.LocationInfo));
+    }
+
     [Test]
     public void Explicit_MissingWhatAChildNeeds_OneWarningNamingAppenderChildAndFlags()
     {
@@ -103,4 +175,29 @@ public sealed class OpaqueLayout : LayoutSkeleton
     }
 
     public override void Format(System.IO.TextWriter writer, LoggingEvent loggingEvent) => writer.Write(loggingEvent.RenderedMessage);
+}
+
+/// <summary>A converter registered on a layout instance: writes the <c>user</c> property.</summary>
+public sealed class UserPropertyConverter : log4net.Layout.Pattern.PatternLayoutConverter
+{
+    protected override void Convert(System.IO.TextWriter writer, LoggingEvent loggingEvent) =>
+        writer.Write(loggingEvent.LookupProperty("user"));
+}
+
+/// <summary>A raw layout type the resolver cannot know.</summary>
+public sealed class OpaqueRawLayout : IRawLayout
+{
+    public object Format(LoggingEvent loggingEvent) => loggingEvent.RenderedMessage ?? "";
+}
+
+/// <summary>An appender with a raw layout setting besides its layout.</summary>
+public sealed class RawLayoutAppender : AppenderSkeleton
+{
+    public RawLayoutAppender() => Layout = new PatternLayout("%message");
+
+    public IRawLayout? Raw { get; set; }
+
+    protected override void Append(LoggingEvent loggingEvent)
+    {
+    }
 }
