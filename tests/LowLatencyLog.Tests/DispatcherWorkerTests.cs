@@ -219,7 +219,7 @@ public sealed class EngineInvariantTests
     {
         // What producers read on every enqueue (_queue, _wait, _overflow) is readonly. Anything written later must sit
         // in a padded struct, except a few fields written only on close or on errors.
-        string[] rare = { "_rejectedAfterClose", "_undelivered", "_started", "_abandoned" };
+        string[] rare = { "_rejectedAfterClose", "_undelivered", "_started", "_abandoned", "_stalledAt" };
         Type[] padded = { typeof(PaddedLong), typeof(PaddedInt), typeof(DispatcherWorkerState) };
         FieldInfo[] mutable = typeof(AsyncDispatcher<TestEvent>)
             .GetFields(BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public)

@@ -541,10 +541,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             new ChildrenSink(this),
             settings.Overflow,
             MaxBatchSize,
-            WorkerWaitStrategy)
-        {
-            StallTimeout = settings.ShutdownTimeout,
-        };
+            WorkerWaitStrategy,
+            settings.ShutdownTimeout);
 
     /// <summary>
     /// Moves the events appended before activation into the started dispatcher, oldest first, then publishes the

@@ -37,6 +37,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
     // Read by the worker; written once.
     private readonly IBatchSink<T> _sink;
     private readonly int _maxBatchSize;
+    private readonly int _stallTimeout;
     private readonly FlushRequests _flushes = new FlushRequests();
     private readonly object _spaceGate = new object();
     private readonly ManualResetEventSlim _stopped = new ManualResetEventSlim(false);
@@ -51,7 +52,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
     // Lifecycle (rare).
     private long _rejectedAfterClose;
-    private long _stalledAt = -1; // the worker's progress count at which producers stopped waiting for room
+    private long _stalledAt = -1; // the worker's progress count at which producers stopped waiting (rare: on a stall)
     private long _undelivered;
     private int _started;
     private int _abandoned;
@@ -63,7 +64,8 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         IBatchSink<T> sink,
         OverflowAction overflow,
         int maxBatchSize,
-        WaitStrategyKind waitStrategy = WaitStrategyKind.Blocking)
+        WaitStrategyKind waitStrategy = WaitStrategyKind.Blocking,
+        int stallTimeout = Timeout.Infinite)
     {
         if (capacity <= 0)
         {
@@ -90,6 +92,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         _sink = sink;
         _overflow = overflow;
         _maxBatchSize = Math.Max(1, Math.Min(maxBatchSize, _queue.Capacity));
+        _stallTimeout = stallTimeout;
         _worker = new Thread(Run) { IsBackground = true, Name = name };
     }
 
@@ -286,14 +289,14 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
     /// <summary>
     /// How long producers wait for room while the worker delivers nothing and is blocked (not running) in a child, in
     /// milliseconds; then they stop waiting and their events are discarded (counted and reported) until it moves
-    /// again. Infinite by default; set before <see cref="Start"/>.
+    /// again. Infinite unless given to the constructor.
     /// </summary>
     /// <remarks>
     /// The case it exists for: a child logs back into log4net from the worker while <c>LogManager.Shutdown</c> waits
     /// for a logger's write lock. Producers waiting for room hold that logger's read lock, log4net makes the worker
     /// wait behind the shutdown, and without a limit nothing ever moves again (and <c>Close</c> is never called).
     /// </remarks>
-    public int StallTimeout { get; set; } = Timeout.Infinite;
+    public int StallTimeout => _stallTimeout;
 
     private void MarkStalled(long progress)
     {
