@@ -58,6 +58,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private Queue<CapturedEvent>? _early = new Queue<CapturedEvent>();
     private AsyncDispatcher<CapturedEvent>? _activating; // started, still taking the early events
     private long _earlyDropped;
+    private long _earlyUndelivered; // appended before activation, then closed without being activated
     private bool _closed;
     private AsyncAppenderSettings? _settings;
     private IDisposable? _metrics;
@@ -151,7 +152,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     /// <summary>Events accepted but not delivered because <see cref="Close"/> ran out of time
     /// (<see cref="ShutdownTimeout"/>).</summary>
-    public long UndeliveredCount => Running?.UndeliveredCount ?? 0;
+    public long UndeliveredCount => (Running?.UndeliveredCount ?? 0) + Interlocked.Read(ref _earlyUndelivered);
 
     /// <summary>The attached child appenders (a read-only copy).</summary>
     public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children));
@@ -172,6 +173,20 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             {
                 return _earlyDropped;
             }
+        }
+    }
+
+    /// <summary>
+    /// After a child is detached the worker may still be delivering a batch to it, or hold its last event for the
+    /// end-of-batch flush (log4net's <c>FileAppender</c>): waits for both, within <see cref="ShutdownTimeout"/>, so
+    /// that the child can be closed or used elsewhere (log4net's forwarding appender serializes removal with appends).
+    /// </summary>
+    private void AwaitDetachedChildren()
+    {
+        AsyncDispatcher<CapturedEvent>? dispatcher = Running;
+        if (dispatcher != null && Thread.CurrentThread != dispatcher.WorkerThread)
+        {
+            dispatcher.Flush(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout);
         }
     }
 
@@ -256,7 +271,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
         {
             lock (_lifecycle)
             {
-                return _early == null || _early.Count == 0;
+                return (_early == null || _early.Count == 0) && Interlocked.Read(ref _earlyUndelivered) == 0;
             }
         }
 
@@ -316,6 +331,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
             if (early != null && early.Count > 0)
             {
+                Interlocked.Add(ref _earlyUndelivered, early.Count);
                 LogLog.Warn(GetType(), $"Appender [{Name}] was closed before it was activated; {early.Count} event(s) appended before activation were not delivered.");
             }
 
@@ -410,7 +426,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
         return null;
     }
 
-    /// <summary>Detaches and closes every child, as log4net's own forwarding appender does.</summary>
+    /// <summary>Detaches and closes every child, as log4net's own forwarding appender does, once the worker has
+    /// finished the batch it was delivering to them and flushed them.</summary>
     public void RemoveAllAppenders()
     {
         IAppender[] removed;
@@ -419,6 +436,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             removed = _children;
             _children = Array.Empty<IAppender>();
         }
+
+        AwaitDetachedChildren();
 
         foreach (IAppender child in removed)
         {
@@ -433,7 +452,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
         }
     }
 
-    /// <summary>Detaches a child without closing it.</summary>
+    /// <summary>Detaches a child without closing it; returns once the worker has finished the batch it was delivering
+    /// to it and flushed it, so the caller may close it.</summary>
     /// <param name="appender">The child.</param>
     /// <returns>The child if it was attached, otherwise null.</returns>
     public IAppender? RemoveAppender(IAppender? appender)
@@ -455,8 +475,10 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             Array.Copy(_children, 0, children, 0, index);
             Array.Copy(_children, index + 1, children, index, children.Length - index);
             _children = children;
-            return appender;
         }
+
+        AwaitDetachedChildren();
+        return appender;
     }
 
     /// <summary>Detaches the child of that name without closing it.</summary>

@@ -111,6 +111,48 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(harness.InternalErrors, Is.Empty, "no FlushFailure from the child");
     }
 
+    // Behaviour 1 and IAppenderAttachable: RemoveAllAppenders closes the children (as log4net's forwarding appender
+    // does) while producers log. A batch in flight and the file child's event held for the end-of-batch flush must
+    // reach the children before they are closed, never after.
+    [Test]
+    public void RemoveAllAppendersWhileLogging_ChildrenGetEveryBatchBeforeTheyAreClosed()
+    {
+        var harness = Configure(
+            appenders: RecordingChild() + @"
+            <appender name=""file"" type=""log4net.Appender.FileAppender"">
+              <file value=""{dir}app.log"" />
+              <immediateFlush value=""false"" />
+              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%newline"" /></layout>
+            </appender>",
+            refs: @"<appender-ref ref=""file"" /><appender-ref ref=""child"" />");
+        RecordingAppender child = Child(harness);
+        AsyncForwardingAppender async = Async(harness);
+        ILog log = harness.Logger();
+        bool stop = false;
+        Thread[] producers = Enumerable.Range(0, 4).Select(p => new Thread(() =>
+        {
+            for (int i = 0; !Volatile.Read(ref stop); i++)
+            {
+                log.Info(p + ":" + i);
+            }
+        }) { IsBackground = true }).ToArray();
+        foreach (Thread producer in producers)
+        {
+            producer.Start();
+        }
+
+        Assert.That(child.WaitForCount(20_000), Is.True);
+        async.RemoveAllAppenders();
+        Volatile.Write(ref stop, true);
+        foreach (Thread producer in producers)
+        {
+            producer.Join(TimeSpan.FromSeconds(30));
+        }
+
+        Assert.That(harness.InternalErrors, Is.Empty, "nothing was appended to a closed child");
+        Assert.That(ReadShared(harness.PathOf("app.log")), Is.EqualTo(child.Lines), "both children got the same events, all of them written");
+    }
+
     // Behaviour 3.
     [Test]
     public void Shutdown_FullQueueAndSlowChild_EverythingIsDelivered()

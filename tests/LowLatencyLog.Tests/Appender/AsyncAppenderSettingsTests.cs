@@ -223,6 +223,27 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(child.Lines.Count(l => l.StartsWith("before ")), Is.EqualTo(AsyncAppenderSettings.DefaultBufferSize));
     }
 
+    // Behaviour 3: what a never-activated appender held is counted when Close drops it, and Flush no longer says
+    // everything was delivered.
+    [Test]
+    public void Close_NeverActivatedWithEarlyEvents_CountsThemAsUndelivered()
+    {
+        AsyncForwardingAppender async = Kind.Create();
+        var child = new RecordingAppender { Name = "child" };
+        child.ActivateOptions();
+        async.AddAppender(child);
+        for (int i = 0; i < 10; i++)
+        {
+            async.DoAppend(new LoggingEvent(GetType(), null, "early", Level.Info, "before " + i, null));
+        }
+
+        async.Close();
+
+        Assert.That(async.UndeliveredCount, Is.EqualTo(10));
+        Assert.That(async.Flush(100), Is.False);
+        Assert.That(child.Lines, Is.Empty);
+    }
+
     [Test]
     public void Close_NeverActivated_ReturnsAtOnceWithoutError()
     {
