@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Reflection;
 using log4net.Appender;
 using log4net.Core;
+using log4net.Filter;
 using log4net.Layout;
 using log4net.Util;
 using LowLatencyLog.Layout;
@@ -90,6 +91,7 @@ internal static class FixResolver
         }
 
         needs |= ForOtherLayouts(appender, layout);
+        needs |= ForFiltersAndEvaluators(appender);
         if (appender is IAppenderAttachable parent)
         {
             foreach (IAppender child in parent.Appenders)
@@ -105,6 +107,43 @@ internal static class FixResolver
 
         return Normalize(needs);
     }
+
+    /// <summary>
+    /// The fields a child's filters and a buffering child's evaluators read on the worker: a <c>PropertyFilter</c>
+    /// (and <c>NdcFilter</c>, <c>MdcFilter</c>) reads the properties; level, logger and message are always captured;
+    /// a filter or evaluator of another type may read anything, so it counts as <see cref="FixFlags.Partial"/>.
+    /// </summary>
+    private static FixFlags ForFiltersAndEvaluators(IAppender appender)
+    {
+        FixFlags needs = FixFlags.None;
+        if (appender is AppenderSkeleton skeleton)
+        {
+            for (IFilter? filter = skeleton.FilterHead; filter != null; filter = filter.Next)
+            {
+                needs |= filter switch
+                {
+                    PropertyFilter _ => FixFlags.Properties,
+                    DenyAllFilter _ or LevelMatchFilter _ or LevelRangeFilter _ or LoggerMatchFilter _ => FixFlags.None,
+                    StringMatchFilter _ => FixFlags.Message,
+                    _ => FixFlags.Partial,
+                };
+            }
+        }
+
+        if (appender is BufferingAppenderSkeleton buffering)
+        {
+            needs |= ForEvaluator(buffering.Evaluator) | ForEvaluator(buffering.LossyEvaluator);
+        }
+
+        return needs;
+    }
+
+    private static FixFlags ForEvaluator(ITriggeringEventEvaluator? evaluator) => evaluator switch
+    {
+        null or LevelEvaluator _ => FixFlags.None,
+        ExceptionEvaluator _ => FixFlags.Exception,
+        _ => FixFlags.Partial,
+    };
 
     /// <summary>The fields the layouts on an appender's other settings read: log4net's own appenders keep layouts there
     /// too (<c>TraceAppender.Category</c>, the syslog <c>Identity</c>, the ADO.NET parameters).</summary>

@@ -40,6 +40,25 @@ public sealed class FixAutoParityTests : AsyncAppenderFixture
     }
 
     [Test]
+    public void AChildsPropertyFilter_LetsThroughWhatItLetsThroughDirectly()
+    {
+        string Filtered(string name) => $@"<appender name=""{name}"" type=""{RecordingType}"">
+              <filter type=""log4net.Filter.PropertyFilter""><key value=""user"" /><stringToMatch value=""alice"" /></filter>
+              <filter type=""log4net.Filter.DenyAllFilter"" />
+              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
+            </appender>";
+        var harness = Configure(appenders: Filtered("child") + Filtered("direct"), rootRefs: @"<appender-ref ref=""direct"" />");
+
+        LogWithUser(harness.Logger(), "alice");
+        LogWithUser(harness.Logger(), "bob");
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+
+        string[] direct = Child(harness, "direct").Lines;
+        Assert.That(direct, Is.EqualTo(new[] { "m" }));
+        Assert.That(Child(harness).Lines, Is.EqualTo(direct));
+    }
+
+    [Test]
     public void ATraceAppendersCategory_RendersAsForTheDirectAppender()
     {
         string tag = "fix-auto-" + Guid.NewGuid().ToString("N");

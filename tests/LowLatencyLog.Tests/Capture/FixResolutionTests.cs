@@ -107,6 +107,33 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
     }
 
+    [TestCase("<filter type=\"log4net.Filter.PropertyFilter\"><key value=\"tenant\" /><stringToMatch value=\"acme\" /></filter>", Always | FixFlags.Properties)]
+    [TestCase("<filter type=\"log4net.Filter.NdcFilter\"><stringToMatch value=\"req\" /></filter>", Always | FixFlags.Properties)]
+    [TestCase("<filter type=\"log4net.Filter.LevelRangeFilter\"><levelMin value=\"INFO\" /></filter><filter type=\"log4net.Filter.StringMatchFilter\"><stringToMatch value=\"x\" /></filter><filter type=\"log4net.Filter.DenyAllFilter\" />", Always)]
+    [TestCase("<filter type=\"LowLatencyLog.Tests.Capture.OpaqueFilter, LowLatencyLog.Tests\" />", Always | FixFlags.Properties)]
+    public void Auto_AChildsFilters_AreInspected(string filters, FixFlags expected)
+    {
+        var harness = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}"">{filters}
+              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
+            </appender>");
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+    }
+
+    [TestCase("log4net.Core.LevelEvaluator", Always)]
+    [TestCase("LowLatencyLog.Tests.Capture.OpaqueEvaluator, LowLatencyLog.Tests", Always | FixFlags.Properties)]
+    public void Auto_ABufferingChildsEvaluator_IsInspected(string evaluator, FixFlags expected)
+    {
+        var harness = Configure(appenders: $@"<appender name=""child"" type=""log4net.Appender.BufferingForwardingAppender"">
+              <bufferSize value=""10"" /><evaluator type=""{evaluator}"" /><appender-ref ref=""leaf"" />
+            </appender>
+            <appender name=""leaf"" type=""{RecordingType}"">
+              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
+            </appender>");
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+    }
+
     [Test]
     public void Auto_RawLayoutSettings_AreInspected()
     {
@@ -200,4 +227,16 @@ public sealed class RawLayoutAppender : AppenderSkeleton
     protected override void Append(LoggingEvent loggingEvent)
     {
     }
+}
+
+/// <summary>A filter the resolver cannot know: it may read anything from the event.</summary>
+public sealed class OpaqueFilter : log4net.Filter.FilterSkeleton
+{
+    public override log4net.Filter.FilterDecision Decide(log4net.Core.LoggingEvent loggingEvent) => log4net.Filter.FilterDecision.Neutral;
+}
+
+/// <summary>An evaluator the resolver cannot know.</summary>
+public sealed class OpaqueEvaluator : log4net.Core.ITriggeringEventEvaluator
+{
+    public bool IsTriggeringEvent(log4net.Core.LoggingEvent loggingEvent) => false;
 }
