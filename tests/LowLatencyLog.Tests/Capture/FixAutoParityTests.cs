@@ -29,14 +29,7 @@ public sealed class FixAutoParityTests : AsyncAppenderFixture
                 <conversionPattern value=""%message|%who"" />
               </layout>
             </appender>";
-        var harness = Configure(appenders: Recording("child") + Recording("direct"), rootRefs: @"<appender-ref ref=""direct"" />");
-
-        LogWithUser(harness.Logger(), "alice");
-        Assert.That(Async(harness).Flush(10_000), Is.True);
-
-        string[] direct = Child(harness, "direct").Lines;
-        Assert.That(direct, Is.EqualTo(new[] { "m|alice" }));
-        Assert.That(Child(harness).Lines, Is.EqualTo(direct));
+        AssertBehindAsyncAsDirect(Recording, new[] { "alice" }, new[] { "m|alice" });
     }
 
     [Test]
@@ -47,14 +40,22 @@ public sealed class FixAutoParityTests : AsyncAppenderFixture
               <filter type=""log4net.Filter.DenyAllFilter"" />
               <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
             </appender>";
-        var harness = Configure(appenders: Filtered("child") + Filtered("direct"), rootRefs: @"<appender-ref ref=""direct"" />");
+        AssertBehindAsyncAsDirect(Filtered, new[] { "alice", "bob" }, new[] { "m" });
+    }
 
-        LogWithUser(harness.Logger(), "alice");
-        LogWithUser(harness.Logger(), "bob");
+    /// <summary>The same recording appender behind the async appender ("child") and attached directly ("direct"),
+    /// one event per user: the direct one writes <paramref name="expected"/>, and the async one the same.</summary>
+    private void AssertBehindAsyncAsDirect(Func<string, string> appender, string[] users, string[] expected)
+    {
+        var harness = Configure(appenders: appender("child") + appender("direct"), rootRefs: @"<appender-ref ref=""direct"" />");
+        foreach (string user in users)
+        {
+            LogWithUser(harness.Logger(), user);
+        }
+
         Assert.That(Async(harness).Flush(10_000), Is.True);
-
         string[] direct = Child(harness, "direct").Lines;
-        Assert.That(direct, Is.EqualTo(new[] { "m" }));
+        Assert.That(direct, Is.EqualTo(expected));
         Assert.That(Child(harness).Lines, Is.EqualTo(direct));
     }
 
