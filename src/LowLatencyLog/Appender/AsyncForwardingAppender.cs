@@ -1,6 +1,6 @@
 using System;
-using System.Diagnostics;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using log4net.Appender;
@@ -299,15 +299,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             _metrics = null;
             if (dispatcher != null && early != null)
             {
-                // Activation is still moving the early events into the buffer: this thread finishes the move, so
-                // it becomes the queue's producer (a producerType=Single ring must not refuse it).
-                dispatcher.ReleaseProducerThread();
-            }
-
-            if (dispatcher != null && _earlyDropped > 0)
-            {
-                dispatcher.CountDiscarded(_earlyDropped);
-                _earlyDropped = 0;
+                // Activation is still moving the early events into the buffer: this thread finishes the move.
+                TakeOverFromActivation(dispatcher);
             }
 
             Monitor.PulseAll(_lifecycle); // producers waiting for activation see the close
@@ -599,15 +592,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
                 if (early.Count == 0)
                 {
-                    // This thread is not the application's producer: a producerType=Single ring must not bind to it.
-                    dispatcher.ReleaseProducerThread();
-                    if (_earlyDropped > 0)
-                    {
-                        // The worker reports them as it reports its own discards: a WARN event and an internal warning.
-                        dispatcher.CountDiscarded(_earlyDropped);
-                        _earlyDropped = 0;
-                    }
-
+                    TakeOverFromActivation(dispatcher);
                     _early = null;
                     _activating = null;
                     _dispatcher = dispatcher; // from now on producers enqueue directly, behind the early events
@@ -617,6 +602,22 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             }
 
             room.SpinOnce(); // the worker is draining; a hot-swap queue takes only half its capacity before it swaps
+        }
+    }
+
+    /// <summary>
+    /// Under <c>_lifecycle</c>, once the early events are moved or about to be moved by another thread: the activating
+    /// thread is not the application's producer, so a producerType=Single ring must not stay bound to it; and the
+    /// events dropped before activation join the dispatcher's discards, which the worker reports (a WARN event and an
+    /// internal warning).
+    /// </summary>
+    private void TakeOverFromActivation(AsyncDispatcher<CapturedEvent> dispatcher)
+    {
+        dispatcher.ReleaseProducerThread();
+        if (_earlyDropped > 0)
+        {
+            dispatcher.CountDiscarded(_earlyDropped);
+            _earlyDropped = 0;
         }
     }
 

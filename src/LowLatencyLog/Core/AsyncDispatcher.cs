@@ -37,6 +37,16 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
     // Read by the worker; written once.
     private readonly IBatchSink<T> _sink;
     private readonly int _maxBatchSize;
+    /// <summary>
+    /// How long producers wait for room while the worker delivers nothing and is blocked (not running) in a child, in
+    /// milliseconds; then they stop waiting and their events are discarded (counted and reported) until it moves
+    /// again. Infinite unless given to the constructor.
+    /// </summary>
+    /// <remarks>
+    /// The case it exists for: a child logs back into log4net from the worker while <c>LogManager.Shutdown</c> waits
+    /// for a logger's write lock. Producers waiting for room hold that logger's read lock, log4net makes the worker
+    /// wait behind the shutdown, and without a limit nothing ever moves again (and <c>Close</c> is never called).
+    /// </remarks>
     private readonly int _stallTimeout;
     private readonly FlushRequests _flushes = new FlushRequests();
     private readonly object _spaceGate = new object();
@@ -198,7 +208,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
             result = EnqueueWaiting(item);
             if (result == EnqueueResult.Full)
             {
-                Interlocked.Increment(ref _discarded.Value); // the worker is stalled (StallTimeout)
+                Interlocked.Increment(ref _discarded.Value); // the worker is stalled (_stallTimeout)
                 return false;
             }
         }
@@ -233,7 +243,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
     /// <summary>
     /// Enqueues, waiting for room while the worker makes progress; returns <see cref="EnqueueResult.Closed"/> after a
-    /// close, and <see cref="EnqueueResult.Full"/> when the worker is stalled (<see cref="StallTimeout"/>).
+    /// close, and <see cref="EnqueueResult.Full"/> when the worker is stalled (<see cref="_stallTimeout"/>).
     /// </summary>
     private EnqueueResult EnqueueWaiting(in T item)
     {
@@ -286,24 +296,12 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         }
     }
 
-    /// <summary>
-    /// How long producers wait for room while the worker delivers nothing and is blocked (not running) in a child, in
-    /// milliseconds; then they stop waiting and their events are discarded (counted and reported) until it moves
-    /// again. Infinite unless given to the constructor.
-    /// </summary>
-    /// <remarks>
-    /// The case it exists for: a child logs back into log4net from the worker while <c>LogManager.Shutdown</c> waits
-    /// for a logger's write lock. Producers waiting for room hold that logger's read lock, log4net makes the worker
-    /// wait behind the shutdown, and without a limit nothing ever moves again (and <c>Close</c> is never called).
-    /// </remarks>
-    public int StallTimeout => _stallTimeout;
-
     private void MarkStalled(long progress)
     {
         if (Interlocked.Exchange(ref _stalledAt, progress) != progress)
         {
             SafeReportError(
-                $"The worker has delivered nothing for {StallTimeout} ms while producers waited for room, and it is " +
+                $"The worker has delivered nothing for {_stallTimeout} ms while producers waited for room, and it is " +
                 "blocked in a child appender (one that waits for something, or logs back into log4net while log4net " +
                 "shuts down): producers stop waiting, and their events are discarded and counted until it moves again.",
                 null);
@@ -327,7 +325,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         /// <summary>True once the worker has delivered nothing, and was seen blocked at every look, for the limit.</summary>
         public bool HasStalled()
         {
-            int limit = _owner.StallTimeout;
+            int limit = _owner._stallTimeout;
             if (limit < 0)
             {
                 return false;
