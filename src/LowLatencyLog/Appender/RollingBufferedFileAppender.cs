@@ -134,7 +134,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         RollingFiles? files = _files;
         if (files != null && files.DateRollDue())
         {
-            Roll(files.RollOverTime, () => files.CurrentFileStayed);
+            RollNow(files, byDate: true);
         }
     }
 
@@ -149,7 +149,12 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         long limit = files.MaxFileSize;
         if (limit != long.MaxValue && CurrentFileLength(limit) >= limit)
         {
-            Roll(files.RollOverSize, () => files.CurrentFileStayed);
+            RollNow(files, byDate: false);
         }
     }
+
+    // Apart from the checks above: a lambda that captures a local makes the compiler allocate its closure on entry to
+    // the method that declares the local, which was every event.
+    private void RollNow(RollingFiles files, bool byDate) =>
+        Roll(byDate ? files.RollOverTime : files.RollOverSize, () => files.CurrentFileStayed);
 }

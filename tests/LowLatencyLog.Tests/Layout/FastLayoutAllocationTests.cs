@@ -69,6 +69,35 @@ public sealed class FastLayoutAllocationTests
     }
 
     [Test]
+    public void RollingAppender_AllocatesNothingPerEvent()
+    {
+        // Its checks before each batch (a date roll) and each event (the size limit) run on every event here.
+        using var harness = new Log4netHarness("<log4net />");
+        var appender = new RollingBufferedFileAppender
+        {
+            File = harness.PathOf("rolling/app.log"),
+            FlushInterval = "0",
+            Layout = LayoutHarness.Pattern("%date [%thread] %-5level %logger - %message%newline"),
+        };
+        appender.ActivateOptions();
+        Assert.That(appender.UsesFastLayout, Is.True);
+        LoggingEvent[] events = Events();
+        void Run(int count)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                appender.DoAppend(events[i % events.Length]);
+            }
+        }
+
+        Run(events.Length * 2);
+        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
+        appender.Close();
+        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+        Assert.That(File.ReadAllLines(harness.PathOf("rolling/app.log")), Has.Length.EqualTo(events.Length * 2 + 3 * Loops));
+    }
+
+    [Test]
     public void LoggerPrecision_WithNamesLog4netCutsByCulture_AllocatesNothingPerEvent()
     {
         // Names other than printable ASCII are cut by log4net's own (substring-making) calls; the cuts are remembered.
