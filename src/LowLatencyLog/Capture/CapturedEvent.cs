@@ -48,6 +48,22 @@ internal readonly struct CapturedEvent
         Context = context;
     }
 
+#if NET8_0_OR_GREATER
+    /// <summary>Copies <paramref name="source"/> into a slot one field at a time (<see cref="Core.ItemCopy"/> says why).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Store(ref CapturedEvent destination, in CapturedEvent source)
+    {
+        Unsafe.AsRef(in destination.Level) = source.Level;
+        Unsafe.AsRef(in destination.LoggerName) = source.LoggerName;
+        Unsafe.AsRef(in destination.Repository) = source.Repository;
+        Unsafe.AsRef(in destination.TimeStampUtc) = source.TimeStampUtc;
+        Unsafe.AsRef(in destination.Message) = source.Message;
+        Unsafe.AsRef(in destination.ThreadName) = source.ThreadName;
+        Unsafe.AsRef(in destination.ExceptionString) = source.ExceptionString;
+        Unsafe.AsRef(in destination.Context) = source.Context;
+    }
+#endif
+
     /// <summary>Producer thread. Reads what <paramref name="flags"/> selects; allocates nothing for the slot flags
     /// with a string message on a named thread.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -273,7 +273,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
                 if (index < Slots.Length)
                 {
                     ref Slot slot = ref Slots[index];
-                    slot.Item = item;
+                    ItemCopy.Copy(ref slot.Item, in item);
                     Volatile.Write(ref slot.Written, 1); // release: the item is visible before the flag
                 }
             }
@@ -316,7 +316,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
                         break; // claimed, not yet written
                     }
 
-                    output[count++] = slot.Item;
+                    ItemCopy.Copy(ref output[count++], in slot.Item);
                     slot.Item = default!;
                     slot.Written = 0; // published to producers by the full fence of the next Open
                 }

@@ -82,7 +82,7 @@ internal sealed class QueueSegment<T>
                     observed = Interlocked.CompareExchange(ref _positions.Tail, tail + 1, tail);
                     if (observed == tail)
                     {
-                        slot.Item = item;
+                        ItemCopy.Copy(ref slot.Item, in item);
                         // Release: the item is visible before the worker can see the new sequence.
                         Volatile.Write(ref slot.Sequence, tail + 1);
                     }
@@ -144,7 +144,7 @@ internal sealed class QueueSegment<T>
                 break;
             }
 
-            buffer[count++] = slot.Item;
+            ItemCopy.Copy(ref buffer[count++], in slot.Item);
             slot.Item = default!;
             Volatile.Write(ref slot.Sequence, head + slots.Length);
             head++;

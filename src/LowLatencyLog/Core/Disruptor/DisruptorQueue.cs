@@ -202,7 +202,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     internal void Publish(long position, in T item)
     {
         int index = (int)position & _mask;
-        _slots[index] = item;
+        ItemCopy.Copy(ref _slots[index], in item);
         Volatile.Write(ref _available[index], (int)(position >> _shift));
     }
 
@@ -235,7 +235,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
         for (int i = 0; i < count; i++)
         {
             ref T slot = ref slots[(int)(next + i) & _mask];
-            buffer[i] = slot;
+            ItemCopy.Copy(ref buffer[i], in slot);
             slot = default!;
         }
 
