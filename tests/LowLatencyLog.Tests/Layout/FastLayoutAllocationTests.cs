@@ -51,21 +51,7 @@ public sealed class FastLayoutAllocationTests
             OpenStream = (path, append) => Stream.Null,
             FileExists = path => true,
         };
-        appender.ActivateOptions();
-        Assert.That(appender.UsesFastLayout, Is.True);
-        LoggingEvent[] events = Events();
-        void Run(int count)
-        {
-            for (int i = 0; i < count; i++)
-            {
-                appender.DoAppend(events[i % events.Length]);
-            }
-        }
-
-        Run(events.Length * 2);
-        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
-        appender.Close();
-        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+        AssertAppendsWithoutAllocating(appender);
     }
 
     [Test]
@@ -79,22 +65,8 @@ public sealed class FastLayoutAllocationTests
             FlushInterval = "0",
             Layout = LayoutHarness.Pattern("%date [%thread] %-5level %logger - %message%newline"),
         };
-        appender.ActivateOptions();
-        Assert.That(appender.UsesFastLayout, Is.True);
-        LoggingEvent[] events = Events();
-        void Run(int count)
-        {
-            for (int i = 0; i < count; i++)
-            {
-                appender.DoAppend(events[i % events.Length]);
-            }
-        }
-
-        Run(events.Length * 2);
-        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
-        appender.Close();
-        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
-        Assert.That(File.ReadAllLines(harness.PathOf("rolling/app.log")), Has.Length.EqualTo(events.Length * 2 + 3 * Loops));
+        AssertAppendsWithoutAllocating(appender);
+        Assert.That(File.ReadAllLines(harness.PathOf("rolling/app.log")), Has.Length.EqualTo(AppendedEvents));
     }
 
     [Test]
@@ -144,6 +116,29 @@ public sealed class FastLayoutAllocationTests
 
             writer.WriteCompleteEvents();
         });
+        Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
+    }
+
+    /// <summary>What <see cref="AssertAppendsWithoutAllocating"/> appends: a warm-up pass, then three rounds.</summary>
+    private static int AppendedEvents => Events().Length * 2 + 3 * Loops;
+
+    /// <summary>Appends the events over and over, then closes the appender: after a warm-up pass, nothing may be allocated.</summary>
+    private static void AssertAppendsWithoutAllocating(BufferedFileAppender appender)
+    {
+        appender.ActivateOptions();
+        Assert.That(appender.UsesFastLayout, Is.True);
+        LoggingEvent[] events = Events();
+        void Run(int count)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                appender.DoAppend(events[i % events.Length]);
+            }
+        }
+
+        Run(events.Length * 2);
+        long allocated = Allocations.LeastOfThreeRounds(() => Run(Loops));
+        appender.Close();
         Assert.That(allocated, Is.EqualTo(0), $"{allocated} bytes over {Loops} events");
     }
 
