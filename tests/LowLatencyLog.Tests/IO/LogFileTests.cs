@@ -22,42 +22,23 @@ public sealed class LogFileTests
         }
     }
 
-    [Test]
-    public void NotAppending_AFileWithContent_IsEmptiedFirst()
-    {
-        string path = Path.Combine(_folder, "app.log");
-        Directory.CreateDirectory(_folder);
-        File.WriteAllText(path, "an older and longer content\n");
-        Write(path, append: false, "new\n");
-        Assert.That(File.ReadAllText(path), Is.EqualTo("new\n"));
-    }
-
-    [Test]
-    public void NotAppending_AMissingFileAndFolder_AreCreated()
+    // existing: the file's content before the open, null for no file (nor folder).
+    [TestCase("an older and longer content\n", false, "new\n", ExpectedResult = "new\n", TestName = "NotAppending_AFileWithContent_IsEmptiedFirst")]
+    [TestCase(null, false, "first\n", ExpectedResult = "first\n", TestName = "NotAppending_AMissingFileAndFolder_AreCreated")]
+    [TestCase("", false, "first\n", ExpectedResult = "first\n", TestName = "NotAppending_AnEmptyFile_IsWritten")]
+    [TestCase("old\n", true, "new\n", ExpectedResult = "old\nnew\n", TestName = "Appending_KeepsTheContent_AndWritesAtTheEnd")]
+    [TestCase(null, true, "first\n", ExpectedResult = "first\n", TestName = "Appending_AMissingFileAndFolder_AreCreated")]
+    public string Open_WritesWhereTheSettingSays(string? existing, bool append, string text)
     {
         string path = Path.Combine(_folder, "sub", "app.log");
-        Write(path, append: false, "first\n");
-        Assert.That(File.ReadAllText(path), Is.EqualTo("first\n"));
-    }
+        if (existing != null)
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(path)!);
+            File.WriteAllText(path, existing);
+        }
 
-    [Test]
-    public void NotAppending_AnEmptyFile_IsWritten()
-    {
-        string path = Path.Combine(_folder, "app.log");
-        Directory.CreateDirectory(_folder);
-        File.WriteAllText(path, "");
-        Write(path, append: false, "first\n");
-        Assert.That(File.ReadAllText(path), Is.EqualTo("first\n"));
-    }
-
-    [Test]
-    public void Appending_KeepsTheContent_AndWritesAtTheEnd()
-    {
-        string path = Path.Combine(_folder, "app.log");
-        Directory.CreateDirectory(_folder);
-        File.WriteAllText(path, "old\n");
-        Write(path, append: true, "new\n");
-        Assert.That(File.ReadAllText(path), Is.EqualTo("old\nnew\n"));
+        Write(path, append, text);
+        return File.ReadAllText(path);
     }
 
     private static void Write(string path, bool append, string text)
