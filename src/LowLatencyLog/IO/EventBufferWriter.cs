@@ -9,7 +9,9 @@ namespace LowLatencyLog.IO;
 /// stream only whole events: every <see cref="Stream.Write(byte[], int, int)"/> it makes ends where an event ended.
 /// </summary>
 /// <remarks>
-/// <para>Writes land in a char buffer; <see cref="EndEvent"/> only records where the event ended. The chars are encoded
+/// <para>UTF-8 (with its standard replacement of broken surrogates) is encoded as it is written, straight into the byte
+/// buffer (<c>EventBufferWriter.Utf8.cs</c>). Any other encoding goes through a char buffer:
+/// <see cref="EndEvent"/> only records where the event ended. The chars are encoded
 /// in one call when the char buffer fills or when bytes are wanted (<see cref="WriteCompleteEvents"/>, a flush), so a
 /// layout that makes ten small writes per event costs a copy per write and a share of one encoder call, not ten
 /// encoder calls. When the byte buffer has no room, the complete events are written to the stream in one call and the
@@ -30,7 +32,7 @@ namespace LowLatencyLog.IO;
 /// (<see cref="TakeWriteFailure"/>) and implicit writes stop until an explicit <see cref="WriteCompleteEvents"/>
 /// succeeds. Not thread-safe: the appender that owns it serializes access.</para>
 /// </remarks>
-internal sealed class EventBufferWriter : TextWriter
+internal sealed partial class EventBufferWriter : TextWriter
 {
     /// <summary>Default cap on the byte buffer: enough for minutes of a busy log while the file is unavailable.</summary>
     public const int DefaultMaxCapacity = 16 * 1024 * 1024;
@@ -69,8 +71,8 @@ internal sealed class EventBufferWriter : TextWriter
     private bool _full;
     private long _dropped;
 
-    // Bytes of complete events encoded since creation (what a size-based roll counts).
-    private long _encodedTotal;
+    // Bytes handed to the stream since creation: with the complete bytes still here, what a size-based roll counts.
+    private long _writtenTotal;
 
     // Set when an implicit write (making room inside a Write call) failed; cleared by a successful explicit write.
     private bool _suspended;
@@ -80,7 +82,8 @@ internal sealed class EventBufferWriter : TextWriter
     /// <param name="bufferSize">The byte buffer's size: complete events are written when it is full.</param>
     /// <param name="maxCapacity">The most the byte buffer may grow to; null for the larger of
     /// <paramref name="bufferSize"/> and <see cref="DefaultMaxCapacity"/>.</param>
-    public EventBufferWriter(Encoding encoding, int bufferSize, int? maxCapacity = null)
+    /// <param name="directUtf8">False to encode UTF-8 through the char buffer too (tests compare the two ways).</param>
+    public EventBufferWriter(Encoding encoding, int bufferSize, int? maxCapacity = null, bool directUtf8 = true)
         : base(null) // as StreamWriter: numbers are formatted with the current culture
     {
         _encoding = encoding ?? throw new ArgumentNullException(nameof(encoding));
@@ -89,6 +92,9 @@ internal sealed class EventBufferWriter : TextWriter
         _initialSize = Math.Max(bufferSize, _minRoom);
         _maxCapacity = Math.Max(_initialSize, maxCapacity ?? Math.Max(bufferSize, DefaultMaxCapacity));
         _bytes = new byte[_initialSize];
+#if NET8_0_OR_GREATER
+        _utf8 = directUtf8 && IsStandardUtf8(encoding);
+#endif
     }
 
     public override Encoding Encoding => _encoding;
@@ -123,7 +129,7 @@ internal sealed class EventBufferWriter : TextWriter
     public long DroppedEvents => _dropped;
 
     /// <summary>Bytes of complete events encoded since creation; chars not encoded yet are not counted.</summary>
-    public long EncodedBytes => _encodedTotal;
+    public long EncodedBytes => _writtenTotal + _complete;
 
     /// <summary>Chars of complete events not encoded yet (see <see cref="EncodePending"/>).</summary>
     public int PendingChars => _charComplete;
@@ -146,6 +152,13 @@ internal sealed class EventBufferWriter : TextWriter
 
     public override void Write(char value)
     {
+#if NET8_0_OR_GREATER
+        if (_utf8)
+        {
+            WriteUtf8(value);
+            return;
+        }
+#endif
         if (_charCount == CharCapacity)
         {
             EncodeChunk();
@@ -165,6 +178,14 @@ internal sealed class EventBufferWriter : TextWriter
         {
             throw new ArgumentOutOfRangeException(nameof(count), "index and count must describe a range inside buffer.");
         }
+
+#if NET8_0_OR_GREATER
+        if (_utf8)
+        {
+            WriteUtf8(new ReadOnlySpan<char>(buffer, index, count));
+            return;
+        }
+#endif
 
         while (count > 0)
         {
@@ -188,6 +209,13 @@ internal sealed class EventBufferWriter : TextWriter
     /// <summary>Appends chars the caller owns (the fast layout's assembled event): no argument checks on the short path.</summary>
     public void Append(char[] chars, int count)
     {
+#if NET8_0_OR_GREATER
+        if (_utf8)
+        {
+            WriteUtf8(new ReadOnlySpan<char>(chars, 0, count));
+            return;
+        }
+#endif
         if (count <= CharCapacity - _charCount)
         {
 #if NET8_0_OR_GREATER
@@ -211,6 +239,13 @@ internal sealed class EventBufferWriter : TextWriter
     /// </summary>
     public char[] Reserve(int count, out int index)
     {
+#if NET8_0_OR_GREATER
+        if (_utf8)
+        {
+            index = 0; // the char buffer is only a scratch area then: Advance encodes from its start
+            return _chars;
+        }
+#endif
         if (CharCapacity - _charCount < count)
         {
             EncodeChunk();
@@ -221,7 +256,17 @@ internal sealed class EventBufferWriter : TextWriter
     }
 
     /// <summary>Takes the chars written after <see cref="Reserve"/>.</summary>
-    public void Advance(int count) => _charCount += count;
+    public void Advance(int count)
+    {
+#if NET8_0_OR_GREATER
+        if (_utf8)
+        {
+            WriteUtf8(new ReadOnlySpan<char>(_chars, 0, count));
+            return;
+        }
+#endif
+        _charCount += count;
+    }
 
     public override void Write(string? value)
     {
@@ -230,6 +275,13 @@ internal sealed class EventBufferWriter : TextWriter
             return;
         }
 
+#if NET8_0_OR_GREATER
+        if (_utf8)
+        {
+            WriteUtf8(value.AsSpan());
+            return;
+        }
+#endif
         int length = value.Length;
         int count = _charCount;
         char[] chars = _chars;
@@ -258,6 +310,12 @@ internal sealed class EventBufferWriter : TextWriter
 #if NET8_0_OR_GREATER
     public override void Write(ReadOnlySpan<char> buffer)
     {
+        if (_utf8)
+        {
+            WriteUtf8(buffer);
+            return;
+        }
+
         while (buffer.Length > 0)
         {
             if (_charCount == CharCapacity)
@@ -276,6 +334,12 @@ internal sealed class EventBufferWriter : TextWriter
     // provider the base class would use, saves the string the base class allocates.
     public override void Write(int value)
     {
+        if (_utf8)
+        {
+            WriteUtf8(value);
+            return;
+        }
+
         if (CharCapacity - _charCount < 11)
         {
             EncodeChunk();
@@ -293,6 +357,12 @@ internal sealed class EventBufferWriter : TextWriter
 
     public override void Write(long value)
     {
+        if (_utf8)
+        {
+            WriteUtf8(value);
+            return;
+        }
+
         if (CharCapacity - _charCount < 20)
         {
             EncodeChunk();
@@ -318,6 +388,13 @@ internal sealed class EventBufferWriter : TextWriter
             return;
         }
 
+#if NET8_0_OR_GREATER
+        if (_utf8)
+        {
+            MarkComplete(); // the event's bytes are all encoded already
+            return;
+        }
+#endif
         _charComplete = _charCount;
         _eventEnds[_eventsInChunk++] = _charCount;
         if (_eventsInChunk == MaxEventsPerChunk)
@@ -336,7 +413,7 @@ internal sealed class EventBufferWriter : TextWriter
         _charCount = _charComplete;
         _length = _complete;
         _dropping = false;
-        _encoder.Reset();
+        ResetEncoder();
     }
 
     /// <summary>Writes every complete event to the stream in one call; does nothing when there is none.</summary>
@@ -412,7 +489,7 @@ internal sealed class EventBufferWriter : TextWriter
         _length = _complete;
         _dropping = false;
         _dropped++;
-        _encoder.Reset();
+        ResetEncoder();
     }
 
     /// <summary>Encodes every pending char: the complete events, then the start of the current event.</summary>
@@ -596,6 +673,7 @@ internal sealed class EventBufferWriter : TextWriter
         }
 
         _unflushed = true;
+        _writtenTotal += _complete;
         int rest = _length - _complete;
         if (rest > 0)
         {
@@ -608,6 +686,13 @@ internal sealed class EventBufferWriter : TextWriter
 
     private unsafe void FlushEncoder()
     {
+#if NET8_0_OR_GREATER
+        if (_utf8)
+        {
+            FlushHeldSurrogate();
+            return;
+        }
+#endif
         int room = _bytes.Length - _length;
         int needed = _encoding.GetMaxByteCount(0);
         if (room < needed && !MakeRoom(needed, allowGrowth: true))
@@ -624,9 +709,16 @@ internal sealed class EventBufferWriter : TextWriter
         MarkComplete();
     }
 
+    private void ResetEncoder()
+    {
+        _encoder.Reset();
+#if NET8_0_OR_GREATER
+        _heldHigh = '\0';
+#endif
+    }
+
     private void MarkComplete()
     {
-        _encodedTotal += _length - _complete;
         _complete = _length;
     }
 

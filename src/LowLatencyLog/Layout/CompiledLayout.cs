@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Runtime.CompilerServices;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Capture;
@@ -23,8 +24,11 @@ internal sealed class CompiledLayout
     private readonly bool _direct;
 
     private readonly bool _messageOnly;
-    private readonly string? _beforeMessage;
-    private readonly string? _afterMessage;
+    private readonly LayoutPart? _beforeMessage;
+    private readonly LayoutPart? _afterMessage;
+
+    // "%message%newline" and the like: the literal after the message in UTF-8, when nothing comes before the message.
+    private readonly byte[]? _lineEnd;
 
     public CompiledLayout(ILayout layout, LayoutPart[] parts, string description)
     {
@@ -41,8 +45,9 @@ internal sealed class CompiledLayout
             Array.TrueForAll(parts, p => p.Kind == PartKind.Literal || p == parts[message]))
         {
             _messageOnly = true;
-            _beforeMessage = message == 1 ? parts[0].Text : null;
-            _afterMessage = message + 1 < parts.Length ? parts[message + 1].Text : null;
+            _beforeMessage = message == 1 ? parts[0] : null;
+            _afterMessage = message + 1 < parts.Length ? parts[message + 1] : null;
+            _lineEnd = _beforeMessage == null ? _afterMessage?.Utf8 : null;
         }
     }
 
@@ -56,6 +61,27 @@ internal sealed class CompiledLayout
     public string Description { get; }
 
     /// <summary>
+    /// Renders into the file appender's writer: <c>%message%newline</c> and the like, with an ASCII message, in a few
+    /// instructions inlined into the caller's loop; everything else as <see cref="Render(TextWriter, LoggingEvent)"/>.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Render(EventBufferWriter writer, LoggingEvent loggingEvent)
+    {
+        if (_lineEnd != null && LayoutEvent.PlainStringMessage(loggingEvent) is { } message && writer.TryWriteAscii(message, _lineEnd))
+        {
+            // Looked up after the message, not before as log4net does: nothing the message writes depends on it.
+            if (IgnoresException)
+            {
+                WriteExceptionAfter(writer, loggingEvent.GetExceptionString());
+            }
+
+            return;
+        }
+
+        Render((TextWriter)writer, loggingEvent);
+    }
+
+    /// <summary>
     /// Renders as <c>AppenderSkeleton.RenderLoggingEvent(TextWriter, LoggingEvent)</c> does: the layout, then the
     /// exception text and a newline when the layout ignores exceptions and the event has one.
     /// </summary>
@@ -63,10 +89,22 @@ internal sealed class CompiledLayout
     {
         if (_messageOnly && writer is EventBufferWriter events && LayoutEvent.PlainStringMessage(loggingEvent) is { } message)
         {
-            WriteMessageOnly(events, message, IgnoresException ? loggingEvent.GetExceptionString() : null);
+            string? exception = IgnoresException ? loggingEvent.GetExceptionString() : null;
+            if (_lineEnd == null || !events.TryWriteAscii(message, _lineEnd))
+            {
+                WriteAroundMessage(events, message);
+            }
+
+            WriteExceptionAfter(events, exception);
             return;
         }
 
+        RenderParts(writer, loggingEvent);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void RenderParts(TextWriter writer, LoggingEvent loggingEvent)
+    {
         _event.Set(loggingEvent);
         Render(writer, _event);
     }
@@ -80,7 +118,20 @@ internal sealed class CompiledLayout
         if (_messageOnly && writer is EventBufferWriter events)
         {
             // A rebuilt event writes its captured message text, nothing when there is none.
-            WriteMessageOnly(events, captured.Message, IgnoresException ? captured.ExceptionString : null);
+            string? exception = IgnoresException ? captured.ExceptionString : null;
+            if (captured.Message is { } message)
+            {
+                if (_lineEnd == null || !events.TryWriteAscii(message, _lineEnd))
+                {
+                    WriteAroundMessage(events, message);
+                }
+            }
+            else
+            {
+                WriteLiterals(events);
+            }
+
+            WriteExceptionAfter(events, exception);
             return;
         }
 
@@ -88,16 +139,33 @@ internal sealed class CompiledLayout
         Render(writer, _event);
     }
 
-    private void WriteMessageOnly(EventBufferWriter writer, string? message, string? exception)
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void WriteAroundMessage(EventBufferWriter writer, string message)
     {
         if (_beforeMessage != null)
         {
-            writer.Write(_beforeMessage);
+            writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
         }
 
         writer.Write(message);
-        writer.Write(_afterMessage);
-        WriteExceptionAfter(writer, exception);
+        if (_afterMessage != null)
+        {
+            writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);
+        }
+    }
+
+    /// <summary>The literals of a message-only pattern around a missing message (a captured event with none).</summary>
+    private void WriteLiterals(EventBufferWriter writer)
+    {
+        if (_beforeMessage != null)
+        {
+            writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
+        }
+
+        if (_afterMessage != null)
+        {
+            writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);
+        }
     }
 
     /// <summary>Drops the last event rendered, so that nothing stays reachable from here while the appender is idle.</summary>
@@ -119,13 +187,17 @@ internal sealed class CompiledLayout
     }
 
     /// <summary>What <c>AppenderSkeleton</c> writes after a layout that ignores exceptions: the text and a newline, if any.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void WriteExceptionAfter(TextWriter writer, string? exception)
     {
         if (!string.IsNullOrEmpty(exception))
         {
-            writer.WriteLine(exception);
+            WriteLine(writer, exception!);
         }
     }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void WriteLine(TextWriter writer, string text) => writer.WriteLine(text);
 
     private void FormatBuffered(TextWriter writer, LayoutEvent loggingEvent)
     {
@@ -181,7 +253,7 @@ internal sealed class CompiledLayout
             switch (part.Kind)
             {
                 case PartKind.Literal:
-                    writer.Write(part.Text);
+                    writer.WriteLiteral(part.Text, part.Utf8);
                     break;
                 case PartKind.Message:
                     if (loggingEvent.StringMessage is { } message)

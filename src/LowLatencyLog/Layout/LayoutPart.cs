@@ -17,6 +17,7 @@ internal abstract class LayoutPart
     {
         Kind = kind;
         Text = text;
+        Utf8 = kind == PartKind.Literal ? EventBufferWriter.PreEncode(text) : null;
     }
 
     /// <summary>Lets <see cref="CompiledLayout"/> write the commonest parts without a virtual call.</summary>
@@ -24,6 +25,10 @@ internal abstract class LayoutPart
 
     /// <summary>A literal's text (null for other parts), read without a cast.</summary>
     public string? Text { get; }
+
+    /// <summary>A literal's text in UTF-8, for a writer that encodes as it writes; null when it must be encoded with
+    /// its neighbours (see <see cref="EventBufferWriter.PreEncode"/>).</summary>
+    public byte[]? Utf8 { get; }
 
     public abstract void Write(LayoutBuffer writer, LayoutEvent loggingEvent);
 

@@ -1,0 +1,274 @@
+#if NET8_0_OR_GREATER
+using System;
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Text.Unicode;
+
+namespace LowLatencyLog.IO;
+
+/// <summary>
+/// UTF-8 written straight into the byte buffer: no char buffer, no copy, no encoder call. ASCII text (nearly every
+/// log line) is narrowed with vector instructions; anything else goes through the runtime's UTF-8 transcoder.
+/// </summary>
+/// <remarks>
+/// The bytes are those of the char path (a stateful <see cref="Encoder"/> of the same encoding, which is what a
+/// <see cref="System.IO.StreamWriter"/> uses), because the transcoder replaces a broken surrogate with U+FFFD exactly
+/// as the encoding's replacement fallback does, and a high surrogate that ends a write is held, as the encoder holds
+/// it, until the next write says whether its low half follows (a pair) or not (U+FFFD), or a flush between events
+/// writes it as U+FFFD. Only an encoding that is exactly the runtime's UTF-8 with the standard replacement qualifies;
+/// a subclass or another fallback keeps the char path.
+/// </remarks>
+internal sealed partial class EventBufferWriter
+{
+    private static readonly Type Utf8Sealed = Encoding.UTF8.GetType();
+
+    // Most bytes one UTF-16 char can take in UTF-8 (a surrogate pair takes 4 for 2 chars).
+    private const int MaxUtf8PerChar = 3;
+
+    private readonly bool _utf8;
+
+    /// <summary>Whether this build encodes UTF-8 as it writes (the modern .NET build does; netstandard2.0 does not).</summary>
+    public const bool DirectUtf8Supported = true;
+
+    /// <summary>True when text is encoded as it is written (UTF-8), false when it goes through the char buffer.</summary>
+    public bool EncodesAsItWrites => _utf8;
+
+    // A high surrogate that ended the last write, not encoded yet (what the encoder would hold); '\0' when none.
+    private char _heldHigh;
+
+    /// <summary>
+    /// A layout's literal text in UTF-8, to be copied as it is by <see cref="WriteLiteral"/>; null when it cannot be
+    /// encoded apart from its neighbours: empty, or starting with a low surrogate or ending with a high one (the encoder
+    /// would pair those with the text next to them).
+    /// </summary>
+    public static byte[]? PreEncode(string? text) =>
+        string.IsNullOrEmpty(text) || char.IsLowSurrogate(text![0]) || char.IsHighSurrogate(text[text.Length - 1])
+            ? null
+            : Encoding.UTF8.GetBytes(text);
+
+    /// <summary>A layout's literal: its bytes copied when this writer encodes UTF-8 as it writes, else its text.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void WriteLiteral(string? text, byte[]? utf8)
+    {
+        int length = _length;
+        byte[] bytes = _bytes;
+        if (_utf8 && utf8 != null && utf8.Length <= bytes.Length - length && _heldHigh == '\0' && !_dropping)
+        {
+            CopyLiteral(utf8, bytes, length);
+            _length = length + utf8.Length;
+            return;
+        }
+
+        Write(text);
+    }
+
+    /// <summary>
+    /// A text (a message) and the literal after it (a newline) in one short write, when both are ASCII and this writer
+    /// encodes UTF-8 as it writes: what <c>%message%newline</c> needs per event. False, with nothing written, otherwise.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool TryWriteAscii(string text, byte[] literal)
+    {
+        int length = _length;
+        byte[] bytes = _bytes;
+        if (_utf8 && _heldHigh == '\0' && !_dropping && (long)text.Length * MaxUtf8PerChar + literal.Length <= bytes.Length - length)
+        {
+            ref byte at = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), length);
+            int written = Utf8Text.TryNarrowAscii(ref Unsafe.AsRef(in text.GetPinnableReference()), text.Length, ref at);
+            if (written >= 0)
+            {
+                CopyLiteral(literal, bytes, length + written);
+                _length = length + written + literal.Length;
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CopyLiteral(byte[] utf8, byte[] bytes, int at)
+    {
+        // The caller checked the room.
+        ref byte destination = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at);
+        ref byte source = ref MemoryMarshal.GetArrayDataReference(utf8);
+        if (utf8.Length == 1)
+        {
+            destination = source; // a newline: no copy call
+        }
+        else
+        {
+            Unsafe.CopyBlockUnaligned(ref destination, ref source, (uint)utf8.Length);
+        }
+    }
+
+    private static bool IsStandardUtf8(Encoding encoding) =>
+        (encoding.GetType() == typeof(UTF8Encoding) || encoding.GetType() == Utf8Sealed) &&
+        encoding.EncoderFallback is EncoderReplacementFallback { DefaultString: "\uFFFD" };
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void WriteUtf8(ReadOnlySpan<char> text)
+    {
+        byte[] bytes = _bytes;
+        int length = _length;
+        if ((uint)text.Length <= (uint)(bytes.Length - length) / MaxUtf8PerChar && _heldHigh == '\0' && !_dropping)
+        {
+            int written = Utf8Text.TryNarrowAscii(
+                ref MemoryMarshal.GetReference(text), text.Length, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), length));
+            if (written >= 0)
+            {
+                _length = length + written;
+                return;
+            }
+        }
+
+        WriteUtf8Slow(text);
+    }
+
+    private void WriteUtf8(char value)
+    {
+        int length = _length;
+        byte[] bytes = _bytes;
+        if (value < 0x80 && (uint)length < (uint)bytes.Length && _heldHigh == '\0' && !_dropping)
+        {
+            bytes[length] = (byte)value;
+            _length = length + 1;
+            return;
+        }
+
+        WriteUtf8Slow(new ReadOnlySpan<char>(in value));
+    }
+
+    private void WriteUtf8(int value)
+    {
+        // Formatted as UTF-8 with the writer's culture: the same text the char path formats, already encoded.
+        if (_bytes.Length - _length >= 64 && _heldHigh == '\0' && !_dropping &&
+            value.TryFormat(_bytes.AsSpan(_length), out int written, default, FormatProvider))
+        {
+            _length += written;
+            return;
+        }
+
+        Span<char> chars = stackalloc char[64];
+        WriteUtf8Slow(value.TryFormat(chars, out int count, default, FormatProvider) ? chars.Slice(0, count) : value.ToString(FormatProvider).AsSpan());
+    }
+
+    private void WriteUtf8(long value)
+    {
+        if (_bytes.Length - _length >= 64 && _heldHigh == '\0' && !_dropping &&
+            value.TryFormat(_bytes.AsSpan(_length), out int written, default, FormatProvider))
+        {
+            _length += written;
+            return;
+        }
+
+        Span<char> chars = stackalloc char[64];
+        WriteUtf8Slow(value.TryFormat(chars, out int count, default, FormatProvider) ? chars.Slice(0, count) : value.ToString(FormatProvider).AsSpan());
+    }
+
+    /// <summary>
+    /// Everything the short path does not take: text that is not ASCII, a held surrogate, a buffer short of room, an
+    /// event being dropped.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void WriteUtf8Slow(ReadOnlySpan<char> text)
+    {
+        if (_dropping)
+        {
+            return;
+        }
+
+        if (_heldHigh != '\0')
+        {
+            if (!EnsureUtf8Room(4))
+            {
+                return;
+            }
+
+            bool pair = text.Length > 0 && char.IsLowSurrogate(text[0]);
+            int codePoint = pair ? char.ConvertToUtf32(_heldHigh, text[0]) : 0xFFFD;
+            _heldHigh = '\0';
+            _length += new Rune(codePoint).EncodeToUtf8(_bytes.AsSpan(_length));
+            text = pair ? text.Slice(1) : text;
+        }
+
+        while (text.Length > 0)
+        {
+            // Room for the whole text if that is within reach, else for some of it: the transcoder stops where the
+            // room ends and the loop makes more.
+            int wanted = Math.Min(text.Length * MaxUtf8PerChar, 4096);
+            if (_bytes.Length - _length < wanted && !EnsureUtf8Room(wanted))
+            {
+                return;
+            }
+
+            OperationStatus status = Utf8.FromUtf16(
+                text, _bytes.AsSpan(_length), out int read, out int written, replaceInvalidSequences: true, isFinalBlock: false);
+            _length += written;
+            text = text.Slice(read);
+            if (status == OperationStatus.NeedMoreData)
+            {
+                _heldHigh = text[0]; // a high surrogate at the very end: its other half may come with the next write
+                return;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Room for <paramref name="wanted"/> bytes: the complete events written out, or the buffer grown within its cap.
+    /// If even the cap cannot hold the event, the event is dropped whole (counted at its <see cref="EndEvent"/>).
+    /// </summary>
+    private bool EnsureUtf8Room(int wanted)
+    {
+        if (_bytes.Length - _length >= wanted || MakeRoom(wanted, allowGrowth: true))
+        {
+            return true;
+        }
+
+        // Not the whole of it: settle for the least that lets the transcoder move on (one char), else give up.
+        if (_bytes.Length - _length >= 4 || MakeRoom(4, allowGrowth: true))
+        {
+            return true;
+        }
+
+        _dropping = true;
+        _length = _complete;
+        _heldHigh = '\0';
+        return false;
+    }
+
+    /// <summary>What an encoder flush writes between events: a held high surrogate as U+FFFD.</summary>
+    private void FlushHeldSurrogate()
+    {
+        if (_heldHigh == '\0')
+        {
+            return;
+        }
+
+        _heldHigh = '\0';
+        if (_bytes.Length - _length >= 3 || MakeRoom(3, allowGrowth: true))
+        {
+            _length += new Rune(0xFFFD).EncodeToUtf8(_bytes.AsSpan(_length));
+            MarkComplete();
+        }
+    }
+}
+#else
+namespace LowLatencyLog.IO;
+
+// netstandard2.0: every encoding goes through the char buffer.
+internal sealed partial class EventBufferWriter
+{
+    public const bool DirectUtf8Supported = false;
+
+    public bool EncodesAsItWrites => false;
+
+    public static byte[]? PreEncode(string? text) => null;
+
+    public void WriteLiteral(string? text, byte[]? utf8) => Write(text);
+
+    public bool TryWriteAscii(string text, byte[] literal) => false;
+}
+#endif

@@ -1,0 +1,252 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text;
+using LowLatencyLog.IO;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
+
+namespace LowLatencyLog.Tests.IO;
+
+/// <summary>
+/// UTF-8 encoded as it is written (no char buffer): the same bytes as the char path and as a <see cref="StreamWriter"/>,
+/// whatever the text, the lengths, the surrogates and the buffer's room.
+/// </summary>
+public sealed class Utf8WritingTests
+{
+    [Test]
+    public void TheRuntimesUtf8WithItsStandardReplacement_IsEncodedAsItIsWritten()
+    {
+        Assert.That(new EventBufferWriter(new UTF8Encoding(false), 64).EncodesAsItWrites, Is.EqualTo(EventBufferWriter.DirectUtf8Supported));
+        Assert.That(new EventBufferWriter(Encoding.UTF8, 64).EncodesAsItWrites, Is.EqualTo(EventBufferWriter.DirectUtf8Supported));
+        Assert.That(new EventBufferWriter(new UTF8Encoding(false), 64, directUtf8: false).EncodesAsItWrites, Is.False);
+    }
+
+    [Test]
+    public void AnyOtherEncoding_GoesThroughTheCharBuffer()
+    {
+        var throwing = new UTF8Encoding(false, throwOnInvalidBytes: true);
+        var otherReplacement = (Encoding)new UTF8Encoding(false).Clone();
+        otherReplacement.EncoderFallback = new EncoderReplacementFallback("?");
+        foreach (Encoding encoding in new[] { throwing, otherReplacement, new SubclassedUtf8(), Encoding.Unicode, Encoding.Latin1, Encoding.ASCII })
+        {
+            Assert.That(new EventBufferWriter(encoding, 64).EncodesAsItWrites, Is.False, encoding.GetType().Name);
+        }
+    }
+
+    [Test]
+    public void AnExceptionFallback_StillThrowsOnALoneSurrogate_AsAStreamWriterDoes()
+    {
+        var writer = new EventBufferWriter(new UTF8Encoding(false, throwOnInvalidBytes: true), 64) { Stream = new RecordingStream() };
+        writer.Write("a\uDE00b");
+        writer.EndEvent();
+        Assert.That(() => writer.Flush(), Throws.InstanceOf<EncoderFallbackException>());
+    }
+
+    /// <summary>Every length up to past two 512-bit blocks, ASCII, then with one non-ASCII char at each position.</summary>
+    [Test]
+    public void EveryLength_AndANonAsciiCharAtEveryPosition_GivesTheEncodingsBytes()
+    {
+        string ascii = string.Concat(Enumerable.Range(0, 140).Select(i => (char)(' ' + (i % 95))));
+        foreach (char other in new[] { '\u0080', 'é', '€', '\uFFFF' })
+        {
+            for (int length = 0; length <= ascii.Length; length++)
+            {
+                var texts = new List<string> { ascii.Substring(0, length) };
+                for (int at = 0; at < length; at++)
+                {
+                    texts.Add(ascii.Substring(0, at) + other + ascii.Substring(at + 1, length - at - 1));
+                }
+
+                foreach (string text in texts)
+                {
+                    var writer = new EventBufferWriter(new UTF8Encoding(false), 512) { Stream = new RecordingStream() };
+                    writer.Write(text);
+                    writer.EndEvent();
+                    writer.Flush();
+                    Assert.That(((RecordingStream)writer.Stream!).ToArray(), Is.EqualTo(Encoding.UTF8.GetBytes(text)), $"length {length}: {text}");
+                }
+            }
+        }
+    }
+
+    /// <summary>
+    /// Random writes through every overload, pieces with pairs, lone halves and pairs split across writes, events ended,
+    /// flushed between events; every buffer size from one that cannot hold a line to one that holds them all.
+    /// </summary>
+    [TestCase(1)]
+    [TestCase(2)]
+    [TestCase(3)]
+    public void RandomWrites_GiveTheBytesOfTheCharPathAndOfAStreamWriter(int seed)
+    {
+        var random = new Random(seed);
+        string[] pieces =
+        {
+            "a", "é", "日本", "😀", "\uD83D", "\uDE00", "𝄞x", "\n", "\r\n", "INFO ", " [", "] ", new string('z', 700),
+            "order 7919 accepted for customer 12 in region eu-west", "2026-11-26 10:00:00,123", "€\uD83D", "\uDE00€",
+            "😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀", new string('ü', 40),
+        };
+        foreach (int bufferSize in new[] { 16, 64, 300, 1 << 16 })
+        {
+            var encoding = new UTF8Encoding(false);
+            var direct = new EventBufferWriter(encoding, bufferSize) { Stream = new RecordingStream() };
+            var chars = new EventBufferWriter(encoding, bufferSize, directUtf8: false) { Stream = new RecordingStream() };
+            var reference = new MemoryStream();
+            using (var streamWriter = new StreamWriter(reference, encoding, 1024, leaveOpen: true))
+            {
+                for (int e = 0; e < 400; e++)
+                {
+                    int writes = random.Next(1, 10);
+                    for (int w = 0; w < writes; w++)
+                    {
+                        string text = pieces[random.Next(pieces.Length)];
+                        int how = random.Next(6);
+                        foreach (EventBufferWriter writer in new[] { direct, chars })
+                        {
+                            WriteThrough(writer, text, how);
+                        }
+
+                        streamWriter.Write(text);
+                    }
+
+                    direct.EndEvent();
+                    chars.EndEvent();
+                    if (random.Next(8) == 0)
+                    {
+                        direct.Flush();
+                        chars.Flush();
+                        streamWriter.Flush();
+                    }
+                }
+            }
+
+            direct.Flush();
+            chars.Flush();
+            byte[] expected = reference.ToArray();
+            Assert.That(((RecordingStream)direct.Stream!).ToArray(), Is.EqualTo(expected), $"direct, buffer {bufferSize}");
+            Assert.That(((RecordingStream)chars.Stream!).ToArray(), Is.EqualTo(expected), $"chars, buffer {bufferSize}");
+            Assert.That(direct.EncodedBytes, Is.EqualTo(expected.Length), "the bytes a roll counts");
+        }
+    }
+
+    [Test]
+    public void AHighSurrogateAtTheEndOfAnEvent_PairsWithALowOneStartingTheNext_AsTheEncoderPairsThem()
+    {
+        foreach (bool directUtf8 in new[] { true, false })
+        {
+            var writer = new EventBufferWriter(new UTF8Encoding(false), 64, directUtf8: directUtf8) { Stream = new RecordingStream() };
+            writer.Write("a\uD83D");
+            writer.EndEvent();
+            writer.Write("\uDE00b\uD83D");
+            writer.EndEvent();
+            writer.Write("c");
+            writer.EndEvent();
+            writer.Flush();
+            Assert.That(
+                ((RecordingStream)writer.Stream!).ToArray(),
+                Is.EqualTo(Encoding.UTF8.GetBytes("a😀b\uFFFDc")),
+                directUtf8 ? "direct" : "chars");
+        }
+    }
+
+    [Test]
+    public void LiteralsWrittenAsBytes_AreTheBytesOfTheirText_AndKeepAHeldSurrogatesReplacement()
+    {
+        byte[]? newline = EventBufferWriter.PreEncode("\n");
+        byte[]? arrow = EventBufferWriter.PreEncode(" → ");
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64) { Stream = new RecordingStream() };
+        writer.WriteLiteral(" → ", arrow);
+        writer.Write("x\uD83D");
+        writer.WriteLiteral("\n", newline); // the held half is replaced before the literal, as the encoder does
+        writer.EndEvent();
+        Assert.That(writer.TryWriteAscii("ascii message", newline ?? new byte[] { 10 }), Is.EqualTo(writer.EncodesAsItWrites));
+        if (!writer.EncodesAsItWrites)
+        {
+            writer.Write("ascii message\n");
+        }
+
+        writer.EndEvent();
+        Assert.That(writer.TryWriteAscii("not ascii: é", new byte[] { 10 }), Is.False, "nothing written");
+        writer.Flush();
+        Assert.That(
+            Encoding.UTF8.GetString(((RecordingStream)writer.Stream!).ToArray()),
+            Is.EqualTo(" → x\uFFFD\nascii message\n"));
+    }
+
+    [Test]
+    public void PreEncode_LeavesOutLiteralsThatTheEncoderWouldJoinToTheirNeighbours()
+    {
+        Assert.That(EventBufferWriter.PreEncode(null), Is.Null);
+        Assert.That(EventBufferWriter.PreEncode(""), Is.Null);
+        Assert.That(EventBufferWriter.PreEncode("\uDE00 after a high half"), Is.Null);
+        Assert.That(EventBufferWriter.PreEncode("before a low half \uD83D"), Is.Null);
+        if (EventBufferWriter.DirectUtf8Supported)
+        {
+            Assert.That(EventBufferWriter.PreEncode(" [é] "), Is.EqualTo(Encoding.UTF8.GetBytes(" [é] ")));
+            Assert.That(EventBufferWriter.PreEncode("a\uDE00b"), Is.EqualTo(Encoding.UTF8.GetBytes("a\uFFFDb")));
+        }
+    }
+
+    [Test]
+    public void AnEventOfManyMegabytes_IsWrittenWhole_AndAnEventBeyondTheCapIsDroppedWhole()
+    {
+        var stream = new RecordingStream();
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 256, maxCapacity: 3 * 1024 * 1024) { Stream = stream };
+        string big = string.Concat(Enumerable.Repeat("line é 😀 of a large exception\n", 60_000)); // about 2 MB
+        writer.Write(big);
+        writer.EndEvent();
+        writer.Write(big);
+        writer.Write(big);
+        writer.EndEvent();
+        writer.Write("after\n");
+        writer.EndEvent();
+        writer.Flush();
+        Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo(big + "after\n"));
+        Assert.That(writer.DroppedEvents, Is.EqualTo(1));
+        Assert.That(stream.Writes, Is.EqualTo(new[] { Encoding.UTF8.GetByteCount(big), 6 }), "each write ends where an event ended");
+    }
+
+    private static void WriteThrough(EventBufferWriter writer, string text, int how)
+    {
+        switch (how)
+        {
+            case 0:
+                foreach (char c in text)
+                {
+                    writer.Write(c);
+                }
+
+                break;
+            case 1:
+                writer.Write(text.ToCharArray(), 0, text.Length);
+                break;
+            case 2:
+                writer.Write(text.AsSpan());
+                break;
+            case 3:
+                if (text.Length <= EventBufferWriter.MaxReserve)
+                {
+                    char[] buffer = writer.Reserve(text.Length, out int index);
+                    text.CopyTo(0, buffer, index, text.Length);
+                    writer.Advance(text.Length);
+                }
+                else
+                {
+                    writer.Write(text);
+                }
+
+                break;
+            case 4:
+                writer.Append(text.ToCharArray(), text.Length);
+                break;
+            default:
+                writer.Write(text);
+                break;
+        }
+    }
+
+    private sealed class SubclassedUtf8 : UTF8Encoding
+    {
+    }
+}
