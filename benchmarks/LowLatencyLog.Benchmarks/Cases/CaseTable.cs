@@ -180,6 +180,17 @@ internal static class CaseTable
                 BaselineAppender(typeof(ChannelAsyncAppender)), FileAppender("File", immediateFlush: false)),
         };
 
+        // Our file appender on the logging thread, no async appender: what the worker pays per event for the file.
+        cases.Add(Log4net("RollingBufferedFile", "RollingBufferedFileAppender on the logging thread (no async appender)",
+            Suites.EndToEnd, isAsync: false, counter: null,
+            $$"""
+            <appender name="Root" type="LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog">
+              <file value="{dir}app.log" />
+              <maxSizeRollBackups value="100" />
+              {{Layout}}
+            </appender>
+            """));
+
         // Ours: each async appender in front of a NullAppender (the mechanism alone) and of RollingBufferedFileAppender
         // (the configuration the README recommends, a drop-in for RollingFileAppender).
         foreach ((string name, string type) in OurAsyncAppenders)

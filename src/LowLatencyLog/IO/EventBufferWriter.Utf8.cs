@@ -39,6 +39,30 @@ internal sealed partial class EventBufferWriter
     private char _heldHigh;
 
     /// <summary>
+    /// True when the caller may write UTF-8 bytes straight into <see cref="Bytes"/> at <see cref="Position"/> (this
+    /// writer encodes as it writes, holds no half of a surrogate pair and is not dropping the event); it checks the room
+    /// against the array's length itself (<see cref="EnsureBytes"/> makes more), then sets <see cref="Position"/>.
+    /// </summary>
+    public bool BytesWritable => _utf8 && _heldHigh == '\0' && !_dropping;
+
+    /// <summary>The byte buffer, for a caller that checked <see cref="BytesWritable"/>; replaced when it grows.</summary>
+    public byte[] Bytes => _bytes;
+
+    /// <summary>Where the next byte goes, for a caller that checked <see cref="BytesWritable"/>.</summary>
+    public int Position
+    {
+        get => _length;
+        set => _length = value;
+    }
+
+    /// <summary>
+    /// Room for <paramref name="count"/> more bytes at <see cref="Position"/> (complete events written out, or the
+    /// buffer grown); false, with the event being dropped, when even the cap cannot make it.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public bool EnsureBytes(int count) => EnsureUtf8Room(count);
+
+    /// <summary>
     /// A layout's literal text in UTF-8, to be copied as it is by <see cref="WriteLiteral"/>; null when it cannot be
     /// encoded apart from its neighbours: empty, or starting with a low surrogate or ending with a high one (the encoder
     /// would pair those with the text next to them).

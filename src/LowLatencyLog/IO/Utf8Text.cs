@@ -1,6 +1,10 @@
 #if NET8_0_OR_GREATER
+using System;
+using System.Buffers;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
+using System.Text.Unicode;
 
 namespace LowLatencyLog.IO;
 
@@ -11,6 +15,106 @@ namespace LowLatencyLog.IO;
 /// </summary>
 internal static class Utf8Text
 {
+    /// <summary>Most bytes one UTF-16 char takes in UTF-8 (a surrogate pair takes 4 for its 2 chars).</summary>
+    public const int MaxBytesPerChar = 3;
+
+    /// <summary>
+    /// Writes <paramref name="text"/> as UTF-8 at <paramref name="position"/> and moves it on; false, with the position
+    /// unchanged, when the room left might not hold it or its last char is a high surrogate (whose other half may come
+    /// next, so only a writer that holds it can encode it).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryPut(string? text, byte[] bytes, ref int position)
+    {
+        if (text == null)
+        {
+            return true;
+        }
+
+        int at = position;
+        int count = text.Length;
+        if ((uint)count > (uint)(bytes.Length - at) / MaxBytesPerChar)
+        {
+            return false;
+        }
+
+        int written = TryNarrowAscii(
+            ref Unsafe.AsRef(in text.GetPinnableReference()), count, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at));
+        if (written < 0)
+        {
+            return TryTranscode(text.AsSpan(), bytes, ref position);
+        }
+
+        position = at + written;
+        return true;
+    }
+
+    /// <summary>Chars in a span (a buffer, part of a string), as <see cref="TryPut(string, byte[], ref int)"/> writes a string.</summary>
+    public static bool TryPut(ReadOnlySpan<char> text, byte[] bytes, ref int position)
+    {
+        int at = position;
+        int count = text.Length;
+        if ((uint)count > (uint)(bytes.Length - at) / MaxBytesPerChar)
+        {
+            return false;
+        }
+
+        int written = TryNarrowAscii(
+            ref MemoryMarshal.GetReference(text), count, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at));
+        if (written < 0)
+        {
+            return TryTranscode(text, bytes, ref position);
+        }
+
+        position = at + written;
+        return true;
+    }
+
+    /// <summary>Bytes encoded beforehand (a literal), copied if they fit.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryPut(byte[] encoded, byte[] bytes, ref int position)
+    {
+        int at = position;
+        int count = encoded.Length;
+        if (count > bytes.Length - at)
+        {
+            return false;
+        }
+
+        ref byte destination = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at);
+        ref byte source = ref MemoryMarshal.GetArrayDataReference(encoded);
+        if (count <= 4)
+        {
+            // Separators and newlines: a few byte stores, no copy call.
+            for (int i = 0; i < count; i++)
+            {
+                Unsafe.Add(ref destination, i) = Unsafe.Add(ref source, i);
+            }
+        }
+        else
+        {
+            Unsafe.CopyBlockUnaligned(ref destination, ref source, (uint)count);
+        }
+
+        position = at + count;
+        return true;
+    }
+
+    /// <summary>Text that is not all ASCII: the runtime's transcoder, which replaces a broken surrogate as the encoder does.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static bool TryTranscode(ReadOnlySpan<char> text, byte[] bytes, ref int position)
+    {
+        OperationStatus status = Utf8.FromUtf16(
+            text, bytes.AsSpan(position), out _, out int written, replaceInvalidSequences: true, isFinalBlock: false);
+        if (status != OperationStatus.Done)
+        {
+            return false; // NeedMoreData: a high surrogate at the end
+        }
+
+        position += written;
+        return true;
+    }
+
     /// <summary>
     /// Writes <paramref name="count"/> chars as bytes at <paramref name="destination"/> and returns
     /// <paramref name="count"/>, or returns -1 if a char is not ASCII; the bytes written before that are garbage then.

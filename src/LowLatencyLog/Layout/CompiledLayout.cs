@@ -12,7 +12,7 @@ namespace LowLatencyLog.Layout;
 /// A <see cref="PatternLayout"/> or <see cref="SimpleLayout"/> compiled into parts that write straight into the file
 /// appender's writer, in place of <see cref="ILayout.Format"/>. Not thread-safe: the appender renders under its lock.
 /// </summary>
-internal sealed class CompiledLayout
+internal sealed partial class CompiledLayout
 {
     private readonly LayoutPart[] _parts;
     private readonly LayoutBuffer _buffer = new LayoutBuffer();
@@ -176,7 +176,18 @@ internal sealed class CompiledLayout
         string? exception = IgnoresException ? loggingEvent.GetExceptionString() : null;
         if (_direct && writer is EventBufferWriter events)
         {
-            FormatDirect(events, loggingEvent);
+#if NET8_0_OR_GREATER
+            if (events.BytesWritable)
+            {
+                FormatUtf8(events, loggingEvent);
+            }
+            else
+            {
+                FormatDirect(events, loggingEvent, 0);
+            }
+#else
+            FormatDirect(events, loggingEvent, 0);
+#endif
         }
         else
         {
@@ -244,44 +255,49 @@ internal sealed class CompiledLayout
         buffer.End();
     }
 
-    private void FormatDirect(EventBufferWriter writer, LayoutEvent loggingEvent)
+    private void FormatDirect(EventBufferWriter writer, LayoutEvent loggingEvent, int from)
     {
         LayoutPart[] parts = _parts;
-        for (int i = 0; i < parts.Length; i++)
+        for (int i = from; i < parts.Length; i++)
         {
-            LayoutPart part = parts[i];
-            switch (part.Kind)
-            {
-                case PartKind.Literal:
-                    writer.WriteLiteral(part.Text, part.Utf8);
-                    break;
-                case PartKind.Message:
-                    if (loggingEvent.StringMessage is { } message)
-                    {
-                        writer.Write(message);
-                    }
-                    else
-                    {
-                        loggingEvent.WriteMessage(writer);
-                    }
+            WritePartDirect(writer, parts[i], loggingEvent);
+        }
+    }
 
-                    break;
-                case PartKind.Level:
-                    writer.Write(loggingEvent.Level?.DisplayName);
-                    break;
-                case PartKind.Thread:
-                    writer.Write(loggingEvent.ThreadName);
-                    break;
-                case PartKind.Logger:
-                    writer.Write(loggingEvent.LoggerName);
-                    break;
-                case PartKind.Exception:
-                    ExceptionPart.Render(writer, loggingEvent);
-                    break;
-                default:
-                    part.WriteDirect(writer, loggingEvent);
-                    break;
-            }
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void WritePartDirect(EventBufferWriter writer, LayoutPart part, LayoutEvent loggingEvent)
+    {
+        switch (part.Kind)
+        {
+            case PartKind.Literal:
+                writer.WriteLiteral(part.Text, part.Utf8);
+                break;
+            case PartKind.Message:
+                if (loggingEvent.StringMessage is { } message)
+                {
+                    writer.Write(message);
+                }
+                else
+                {
+                    loggingEvent.WriteMessage(writer);
+                }
+
+                break;
+            case PartKind.Level:
+                writer.Write(loggingEvent.Level?.DisplayName);
+                break;
+            case PartKind.Thread:
+                writer.Write(loggingEvent.ThreadName);
+                break;
+            case PartKind.Logger:
+                writer.Write(loggingEvent.LoggerName);
+                break;
+            case PartKind.Exception:
+                ExceptionPart.Render(writer, loggingEvent);
+                break;
+            default:
+                part.WriteDirect(writer, loggingEvent);
+                break;
         }
     }
 }

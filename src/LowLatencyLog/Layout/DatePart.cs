@@ -33,6 +33,11 @@ internal sealed class DatePart : LayoutPart
     private long _offset;
     private bool _valid;
 
+#if NET8_0_OR_GREATER
+    private char[] _scratch = new char[64]; // the date's chars, before they are encoded into the writer's bytes
+    private byte[]? _suffixUtf8;
+#endif
+
     public DatePart(DateFormat format, bool utc)
     {
         _format = format;
@@ -73,6 +78,38 @@ internal sealed class DatePart : LayoutPart
         writer.Advance(Render(chars, index, time) - index);
     }
 
+#if NET8_0_OR_GREATER
+    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent)
+    {
+        if (!Time(loggingEvent, out long time))
+        {
+            return Utf8Text.TryPut(_suffix, bytes, ref position);
+        }
+
+        // log4net's own formats from the second's bytes; any other through its chars.
+        int at = position;
+        if (_format.TryRenderUtf8(bytes, ref at, time) &&
+            (_suffixLength == 0 || (_suffixUtf8 != null && Utf8Text.TryPut(_suffixUtf8, bytes, ref at))))
+        {
+            position = at;
+            return true;
+        }
+
+        int most = _maxLength + _suffixLength;
+        if (most > _scratch.Length)
+        {
+            if (most > EventBufferWriter.MaxReserve)
+            {
+                return false;
+            }
+
+            _scratch = new char[most];
+        }
+
+        return Utf8Text.TryPut(new ReadOnlySpan<char>(_scratch, 0, Render(_scratch, 0, time)), bytes, ref position);
+    }
+#endif
+
     public override bool TakeSuffix(string? text)
     {
         if (_suffix != null)
@@ -82,6 +119,9 @@ internal sealed class DatePart : LayoutPart
 
         _suffix = text;
         _suffixLength = text?.Length ?? 0;
+#if NET8_0_OR_GREATER
+        _suffixUtf8 = EventBufferWriter.PreEncode(text);
+#endif
         return true;
     }
 
@@ -159,11 +199,45 @@ internal abstract class DateFormat
     public void BuildSecond(DateTime time)
     {
         _textLength = 0;
+#if NET8_0_OR_GREATER
+        _utf8Length = -1;
+#endif
         Build(time);
     }
 
     /// <summary>Writes the date of <paramref name="ticks"/> (in the second last built) at <paramref name="index"/>; returns the new index.</summary>
     public abstract int Render(char[] chars, int index, long ticks);
+
+#if NET8_0_OR_GREATER
+    private byte[] _utf8 = new byte[64];
+    private int _utf8Length = -1; // -1: not encoded since the second was built
+
+    /// <summary>
+    /// Writes the date of <paramref name="ticks"/> as UTF-8 at <paramref name="position"/> and moves it on; false, with
+    /// the position unchanged, when this format only writes chars or the room is short.
+    /// </summary>
+    public virtual bool TryRenderUtf8(byte[] bytes, ref int position, long ticks) => false;
+
+    /// <summary>The second's text in UTF-8, encoded once per second.</summary>
+    protected ReadOnlySpan<byte> SecondUtf8
+    {
+        get
+        {
+            if (_utf8Length < 0)
+            {
+                int most = System.Text.Encoding.UTF8.GetMaxByteCount(_textLength);
+                if (_utf8.Length < most)
+                {
+                    _utf8 = new byte[most];
+                }
+
+                _utf8Length = System.Text.Encoding.UTF8.GetBytes(_text, 0, _textLength, _utf8, 0);
+            }
+
+            return new ReadOnlySpan<byte>(_utf8, 0, _utf8Length);
+        }
+    }
+#endif
 
     protected abstract void Build(DateTime time);
 
@@ -241,6 +315,28 @@ internal sealed class Log4netDateFormat : DateFormat
         chars[index + 3] = (char)('0' + millis % 10);
         return index + 4;
     }
+
+#if NET8_0_OR_GREATER
+    public override bool TryRenderUtf8(byte[] bytes, ref int position, long ticks)
+    {
+        ReadOnlySpan<byte> second = SecondUtf8;
+        int at = position;
+        if (bytes.Length - at < second.Length + 4)
+        {
+            return false;
+        }
+
+        second.CopyTo(bytes.AsSpan(at));
+        at += second.Length;
+        int millis = (int)(ticks / TimeSpan.TicksPerMillisecond % 1000);
+        bytes[at] = (byte)',';
+        bytes[at + 1] = (byte)('0' + millis / 100);
+        bytes[at + 2] = (byte)('0' + millis / 10 % 10);
+        bytes[at + 3] = (byte)('0' + millis % 10);
+        position = at + 4;
+        return true;
+    }
+#endif
 
     protected override void Build(DateTime time)
     {

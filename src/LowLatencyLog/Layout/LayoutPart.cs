@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.IO;
+using System.Text;
 using log4net.Core;
 using log4net.Util;
 using LowLatencyLog.IO;
@@ -39,6 +40,16 @@ internal abstract class LayoutPart
     /// <summary>Writes the same text as <see cref="Write"/>, straight into the file appender's writer.</summary>
     public virtual void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) =>
         throw new NotSupportedException($"{GetType().Name} writes through a layout buffer only.");
+
+#if NET8_0_OR_GREATER
+    /// <summary>
+    /// Writes the same text as <see cref="WriteDirect"/> as UTF-8 at <paramref name="position"/> in
+    /// <paramref name="bytes"/> (the writer's buffer) and moves the position on; false, with the position unchanged,
+    /// when it cannot here (too little room, text only the writer can encode): the caller then uses
+    /// <see cref="WriteDirect"/>.
+    /// </summary>
+    public virtual bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent) => false;
+#endif
 
     /// <summary>
     /// Takes the literal text that follows this part, to write it with its own text (one copy fewer per event); false
@@ -99,6 +110,11 @@ internal sealed class AppDomainPart : LayoutPart
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => writer.Write(loggingEvent.Domain);
 
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => writer.Write(loggingEvent.Domain);
+
+#if NET8_0_OR_GREATER
+    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent) =>
+        Utf8Text.TryPut(loggingEvent.Domain, bytes, ref position);
+#endif
 }
 
 /// <summary>
@@ -208,42 +224,55 @@ internal sealed class LoggerPart : LayoutPart
 
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent)
     {
-        if (Cut(writer, loggingEvent, out string name, out int start, out int count))
+        if (TextOf(loggingEvent, out int start, out int count) is { } text)
         {
             char[] chars = writer.Reserve(count);
-            name.CopyTo(start, chars, writer.Length, count); // the kept parts, and the trailing dot right after them
+            text.CopyTo(start, chars, writer.Length, count); // the kept parts, and the trailing dot right after them
             writer.Advance(count);
         }
     }
 
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent)
     {
-        if (!Cut(writer, loggingEvent, out string name, out int start, out int count))
+        if (TextOf(loggingEvent, out int start, out int count) is not { } text)
         {
+            return;
+        }
+
+        if (start == 0 && count == text.Length)
+        {
+            writer.Write(text);
             return;
         }
 
         if (count > EventBufferWriter.MaxReserve)
         {
-            writer.Write(name.Substring(start, count));
+            writer.Write(text.Substring(start, count));
             return;
         }
 
         char[] chars = writer.Reserve(count, out int index);
-        name.CopyTo(start, chars, index, count);
+        text.CopyTo(start, chars, index, count);
         writer.Advance(count);
     }
 
-    /// <summary>Either writes the name itself (whole, or cut by log4net's own calls) and returns false, or returns the
-    /// part of <paramref name="name"/> to copy.</summary>
-    private bool Cut(TextWriter writer, LayoutEvent loggingEvent, out string name, out int start, out int count)
+#if NET8_0_OR_GREATER
+    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent) =>
+        TextOf(loggingEvent, out int start, out int count) is not { } text || Utf8Text.TryPut(text.AsSpan(start, count), bytes, ref position);
+#endif
+
+    /// <summary>
+    /// What to write: <paramref name="count"/> chars from <paramref name="start"/> of the returned string, which is the
+    /// name itself (whole, or cut by hand) or the cut log4net's own calls made; null for no name.
+    /// </summary>
+    private string? TextOf(LayoutEvent loggingEvent, out int start, out int count)
     {
-        name = loggingEvent.LoggerName!;
-        start = count = 0;
+        string? name = loggingEvent.LoggerName;
+        start = 0;
+        count = name?.Length ?? 0;
         if (_precision <= 0 || name is null || name.Length < 2)
         {
-            writer.Write(name);
-            return false;
+            return name;
         }
 
         CultureInfo culture = CultureInfo.CurrentCulture;
@@ -266,19 +295,13 @@ internal sealed class LoggerPart : LayoutPart
 
         if (_lastText != null)
         {
-            writer.Write(_lastText);
-            return false;
+            count = _lastText.Length;
+            return _lastText;
         }
 
         start = _lastStart;
         count = _lastCount;
-        if (start == 0 && count == name.Length)
-        {
-            writer.Write(name);
-            return false;
-        }
-
-        return true;
+        return name;
     }
 
     private string CultureCut(string name, CultureInfo culture)
@@ -389,6 +412,21 @@ internal sealed class RelativeTimePart : LayoutPart
         writer.Advance(Digits.WriteInt64(Value(loggingEvent), chars, index) - index);
     }
 
+#if NET8_0_OR_GREATER
+    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent)
+    {
+        // Invariant digits and '-', as Digits writes them.
+        if (bytes.Length - position < 24 ||
+            !Value(loggingEvent).TryFormat(bytes.AsSpan(position), out int written, default, CultureInfo.InvariantCulture))
+        {
+            return false;
+        }
+
+        position += written;
+        return true;
+    }
+#endif
+
     private static long Value(LayoutEvent loggingEvent) =>
         (long)(loggingEvent.TimeStampUtc.ToUniversalTime() - LoggingEvent.StartTimeUtc.ToUniversalTime()).TotalMilliseconds;
 }
@@ -403,6 +441,26 @@ internal sealed class SimpleLayoutPart : LayoutPart
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
 
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => Render(writer, loggingEvent);
+
+#if NET8_0_OR_GREATER
+    private static readonly byte[] Separator = Encoding.UTF8.GetBytes(" - ");
+
+    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent)
+    {
+        // All or nothing: the writer's path writes the whole part if any piece does not fit.
+        int at = position;
+        if (loggingEvent.StringMessage is not { } message ||
+            (loggingEvent.Level is { } level && !(Utf8Text.TryPut(level.DisplayName, bytes, ref at) && Utf8Text.TryPut(Separator, bytes, ref at))) ||
+            !Utf8Text.TryPut(message, bytes, ref at) ||
+            !Utf8Text.TryPut(Environment.NewLine, bytes, ref at))
+        {
+            return false;
+        }
+
+        position = at;
+        return true;
+    }
+#endif
 
     private static void Render(TextWriter writer, LayoutEvent loggingEvent)
     {
@@ -475,6 +533,11 @@ internal sealed class PaddedLevelPart : LayoutPart
     public override void Write(LayoutBuffer writer, LayoutEvent loggingEvent) => writer.Append(TextOf(loggingEvent.Level));
 
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => writer.Write(TextOf(loggingEvent.Level));
+
+#if NET8_0_OR_GREATER
+    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent) =>
+        Utf8Text.TryPut(TextOf(loggingEvent.Level), bytes, ref position);
+#endif
 
     public override bool TakeSuffix(string? text)
     {

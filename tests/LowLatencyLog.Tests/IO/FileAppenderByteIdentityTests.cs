@@ -107,6 +107,7 @@ public sealed class FileAppenderByteIdentityTests
         log.Warn("accents: àéîõü ß Ø ñ €");
         log.Error("CJK: 日本語のログ 中文日志 한국어");
         log.Info("emoji: 😀🚀 𝄞 (surrogate pairs)");
+        log.Info("broken pairs: \uDE00 a low half first, a high half last \uD83D");
         log.Error("failed", NestedException());
         log.Debug("tab\tand \"quotes\" and <xml/> & multi\nline\r\nmessage");
         log.Info(new string('x', 5000));

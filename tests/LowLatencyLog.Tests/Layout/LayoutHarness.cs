@@ -151,10 +151,11 @@ internal static class LayoutHarness
         {
             "plain message", "", "unicode é ß 中文 😀 surrogate pair \uD83D\uDE00 end", new string('x', 3000) + "😀",
             "line one\nline two\r\nthree", "tab\there", "trailing space ",
+            "ends on a high half \uD83D", "\uDE00 starts on a low half", "a broken \uDE00\uD83D pair",
         };
         Level[] levels = { Level.Debug, Level.Info, Level.Warn, Level.Error, Level.Fatal, Level.Trace, Level.Verbose, Level.Notice, Level.Critical, Level.Alert, Level.Emergency, Level.Severe, Level.Fine, Level.Finer, Level.Finest, Level.All, Level.Off };
         string[] loggers = { "App.Orders.Service", "Root", "a", "a.b", "a.b.", ".lead", "x..y", "App.Üñí.Çödé", "Deep.Name.Space.With.Many.Parts", "" };
-        string?[] threads = { "worker-1", "17", "", null, "名前 😀", "a thread with a long name, longer than thirty chars" };
+        string?[] threads = { "worker-1", "17", "", null, "名前 😀", "a thread with a long name, longer than thirty chars", "half \uD83D" };
         var events = new List<LoggingEvent>();
         for (int i = 0; i < 40; i++)
         {

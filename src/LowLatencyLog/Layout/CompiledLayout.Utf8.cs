@@ -1,0 +1,70 @@
+#if NET8_0_OR_GREATER
+using LowLatencyLog.IO;
+
+namespace LowLatencyLog.Layout;
+
+/// <summary>
+/// The parts written as UTF-8 straight into the writer's byte buffer, for a writer that encodes as it writes: each part
+/// checks its own room against the buffer and moves a local position, with no call into the writer per part.
+/// </summary>
+/// <remarks>
+/// A part that cannot write its bytes here (too little room left, text the writer must encode itself such as a high
+/// surrogate at its end, a message object, a converter that only writes through a writer) is written through the
+/// writer as on the char path, after the bytes so far are handed to it; the event goes on in bytes if the writer still
+/// takes them. The bytes are the same either way (<see cref="EventBufferWriter"/>, "Utf8").
+/// </remarks>
+internal sealed partial class CompiledLayout
+{
+    private void FormatUtf8(EventBufferWriter writer, LayoutEvent loggingEvent)
+    {
+        LayoutPart[] parts = _parts;
+        byte[] bytes = writer.Bytes;
+        int position = writer.Position;
+        for (int i = 0; i < parts.Length; i++)
+        {
+            LayoutPart part = parts[i];
+            bool written;
+            switch (part.Kind)
+            {
+                case PartKind.Literal:
+                    written = part.Utf8 is { } literal && Utf8Text.TryPut(literal, bytes, ref position);
+                    break;
+                case PartKind.Message:
+                    written = loggingEvent.StringMessage is { } message && Utf8Text.TryPut(message, bytes, ref position);
+                    break;
+                case PartKind.Level:
+                    written = Utf8Text.TryPut(loggingEvent.Level?.DisplayName, bytes, ref position);
+                    break;
+                case PartKind.Thread:
+                    written = Utf8Text.TryPut(loggingEvent.ThreadName, bytes, ref position);
+                    break;
+                case PartKind.Logger:
+                    written = Utf8Text.TryPut(loggingEvent.LoggerName, bytes, ref position);
+                    break;
+                case PartKind.Exception:
+                    written = string.IsNullOrEmpty(loggingEvent.GetExceptionString());
+                    break;
+                default:
+                    written = part.TryWriteUtf8(bytes, ref position, loggingEvent);
+                    break;
+            }
+
+            if (!written)
+            {
+                writer.Position = position;
+                WritePartDirect(writer, part, loggingEvent);
+                if (!writer.BytesWritable)
+                {
+                    FormatDirect(writer, loggingEvent, i + 1);
+                    return;
+                }
+
+                bytes = writer.Bytes;
+                position = writer.Position;
+            }
+        }
+
+        writer.Position = position;
+    }
+}
+#endif
