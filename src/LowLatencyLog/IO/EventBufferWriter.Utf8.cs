@@ -38,12 +38,27 @@ internal sealed partial class EventBufferWriter
     // A high surrogate that ended the last write, not encoded yet (what the encoder would hold); '\0' when none.
     private char _heldHigh;
 
+    // UTF-8, nothing held, not dropping, not full: the one flag the short paths read (kept by the setters below).
+    private bool _ready;
+
+    private char HeldHigh
+    {
+        set
+        {
+            _heldHigh = value;
+            _ready = IsReady();
+        }
+    }
+
+    private bool IsReady() => _utf8 && _heldHigh == '\0' && !_dropping && !_full;
+
     /// <summary>
     /// True when the caller may write UTF-8 bytes straight into <see cref="Bytes"/> at <see cref="Position"/> (this
     /// writer encodes as it writes, holds no half of a surrogate pair and is not dropping the event); it checks the room
-    /// against the array's length itself (<see cref="EnsureBytes"/> makes more), then sets <see cref="Position"/>.
+    /// against the array's length itself (when it is short, it writes through the writer instead), then sets
+    /// <see cref="Position"/>.
     /// </summary>
-    public bool BytesWritable => _utf8 && _heldHigh == '\0' && !_dropping;
+    public bool BytesWritable => _ready;
 
     /// <summary>The byte buffer, for a caller that checked <see cref="BytesWritable"/>; replaced when it grows.</summary>
     public byte[] Bytes => _bytes;
@@ -54,13 +69,6 @@ internal sealed partial class EventBufferWriter
         get => _length;
         set => _length = value;
     }
-
-    /// <summary>
-    /// Room for <paramref name="count"/> more bytes at <see cref="Position"/> (complete events written out, or the
-    /// buffer grown); false, with the event being dropped, when even the cap cannot make it.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    public bool EnsureBytes(int count) => EnsureUtf8Room(count);
 
     /// <summary>
     /// A layout's literal text in UTF-8, to be copied as it is by <see cref="WriteLiteral"/>; null when it cannot be
@@ -78,7 +86,7 @@ internal sealed partial class EventBufferWriter
     {
         int length = _length;
         byte[] bytes = _bytes;
-        if (_utf8 && utf8 != null && utf8.Length <= bytes.Length - length && _heldHigh == '\0' && !_dropping)
+        if (_ready && utf8 != null && utf8.Length <= bytes.Length - length)
         {
             CopyLiteral(utf8, bytes, length);
             _length = length + utf8.Length;
@@ -97,7 +105,7 @@ internal sealed partial class EventBufferWriter
     {
         int length = _length;
         byte[] bytes = _bytes;
-        if (_utf8 && _heldHigh == '\0' && !_dropping && (long)text.Length * MaxUtf8PerChar + literal.Length <= bytes.Length - length)
+        if (_ready && (long)text.Length * MaxUtf8PerChar + literal.Length <= bytes.Length - length)
         {
             ref byte at = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), length);
             int written = Utf8Text.TryNarrowAscii(ref Unsafe.AsRef(in text.GetPinnableReference()), text.Length, ref at);
@@ -137,7 +145,7 @@ internal sealed partial class EventBufferWriter
     {
         byte[] bytes = _bytes;
         int length = _length;
-        if ((uint)text.Length <= (uint)(bytes.Length - length) / MaxUtf8PerChar && _heldHigh == '\0' && !_dropping)
+        if (_ready && (uint)text.Length <= (uint)(bytes.Length - length) / MaxUtf8PerChar)
         {
             int written = Utf8Text.TryNarrowAscii(
                 ref MemoryMarshal.GetReference(text), text.Length, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), length));
@@ -155,7 +163,7 @@ internal sealed partial class EventBufferWriter
     {
         int length = _length;
         byte[] bytes = _bytes;
-        if (value < 0x80 && (uint)length < (uint)bytes.Length && _heldHigh == '\0' && !_dropping)
+        if (_ready && value < 0x80 && (uint)length < (uint)bytes.Length)
         {
             bytes[length] = (byte)value;
             _length = length + 1;
@@ -168,7 +176,7 @@ internal sealed partial class EventBufferWriter
     private void WriteUtf8(int value)
     {
         // Formatted as UTF-8 with the writer's culture: the same text the char path formats, already encoded.
-        if (_bytes.Length - _length >= 64 && _heldHigh == '\0' && !_dropping &&
+        if (_ready && _bytes.Length - _length >= 64 &&
             value.TryFormat(_bytes.AsSpan(_length), out int written, default, FormatProvider))
         {
             _length += written;
@@ -181,7 +189,7 @@ internal sealed partial class EventBufferWriter
 
     private void WriteUtf8(long value)
     {
-        if (_bytes.Length - _length >= 64 && _heldHigh == '\0' && !_dropping &&
+        if (_ready && _bytes.Length - _length >= 64 &&
             value.TryFormat(_bytes.AsSpan(_length), out int written, default, FormatProvider))
         {
             _length += written;
@@ -213,7 +221,7 @@ internal sealed partial class EventBufferWriter
 
             bool pair = text.Length > 0 && char.IsLowSurrogate(text[0]);
             int codePoint = pair ? char.ConvertToUtf32(_heldHigh, text[0]) : 0xFFFD;
-            _heldHigh = '\0';
+            HeldHigh = '\0';
             _length += new Rune(codePoint).EncodeToUtf8(_bytes.AsSpan(_length));
             text = pair ? text.Slice(1) : text;
         }
@@ -234,7 +242,7 @@ internal sealed partial class EventBufferWriter
             text = text.Slice(read);
             if (status == OperationStatus.NeedMoreData)
             {
-                _heldHigh = text[0]; // a high surrogate at the very end: its other half may come with the next write
+                HeldHigh = text[0]; // a high surrogate at the very end: its other half may come with the next write
                 return;
             }
         }
@@ -257,9 +265,9 @@ internal sealed partial class EventBufferWriter
             return true;
         }
 
-        _dropping = true;
+        Dropping = true;
         _length = _complete;
-        _heldHigh = '\0';
+        HeldHigh = '\0';
         return false;
     }
 
@@ -271,7 +279,7 @@ internal sealed partial class EventBufferWriter
             return;
         }
 
-        _heldHigh = '\0';
+        HeldHigh = '\0';
         if (_bytes.Length - _length >= 3 || MakeRoom(3, allowGrowth: true))
         {
             _length += new Rune(0xFFFD).EncodeToUtf8(_bytes.AsSpan(_length));

@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Runtime.CompilerServices;
 using System.Text;
 
 namespace LowLatencyLog.IO;
@@ -69,6 +70,28 @@ internal sealed partial class EventBufferWriter : TextWriter
     // stream, so each new event is dropped at EndEvent until a write succeeds or a stream is attached.
     private bool _dropping;
     private bool _full;
+
+    private bool Dropping
+    {
+        set
+        {
+            _dropping = value;
+#if NET8_0_OR_GREATER
+            _ready = IsReady();
+#endif
+        }
+    }
+
+    private bool Full
+    {
+        set
+        {
+            _full = value;
+#if NET8_0_OR_GREATER
+            _ready = IsReady();
+#endif
+        }
+    }
     private long _dropped;
 
     // Bytes handed to the stream since creation: with the complete bytes still here, what a size-based roll counts.
@@ -94,6 +117,7 @@ internal sealed partial class EventBufferWriter : TextWriter
         _bytes = new byte[_initialSize];
 #if NET8_0_OR_GREATER
         _utf8 = directUtf8 && IsStandardUtf8(encoding);
+        _ready = _utf8;
 #endif
     }
 
@@ -112,7 +136,7 @@ internal sealed partial class EventBufferWriter : TextWriter
         {
             _stream = value;
             _suspended = false;
-            _full = false;
+            Full = false;
         }
     }
 
@@ -380,7 +404,20 @@ internal sealed partial class EventBufferWriter : TextWriter
 #endif
 
     /// <summary>Marks the end of an event: everything written so far may go to the stream.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void EndEvent()
+    {
+#if NET8_0_OR_GREATER
+        if (_ready)
+        {
+            _complete = _length; // the event's bytes are all encoded already
+            return;
+        }
+#endif
+        EndEventSlow();
+    }
+
+    private void EndEventSlow()
     {
         if (_dropping || _full)
         {
@@ -391,7 +428,7 @@ internal sealed partial class EventBufferWriter : TextWriter
 #if NET8_0_OR_GREATER
         if (_utf8)
         {
-            MarkComplete(); // the event's bytes are all encoded already
+            MarkComplete();
             return;
         }
 #endif
@@ -412,7 +449,7 @@ internal sealed partial class EventBufferWriter : TextWriter
     {
         _charCount = _charComplete;
         _length = _complete;
-        _dropping = false;
+        Dropping = false;
         ResetEncoder();
     }
 
@@ -433,7 +470,7 @@ internal sealed partial class EventBufferWriter : TextWriter
 
         WriteOut();
         _suspended = false;
-        _full = false;
+        Full = false;
         if (_bytes.Length > _initialSize && _length <= _initialSize)
         {
             var smaller = new byte[_initialSize];
@@ -487,7 +524,7 @@ internal sealed partial class EventBufferWriter : TextWriter
     {
         _charCount = _charComplete;
         _length = _complete;
-        _dropping = false;
+        Dropping = false;
         _dropped++;
         ResetEncoder();
     }
@@ -516,7 +553,7 @@ internal sealed partial class EventBufferWriter : TextWriter
             if (!Encode(_charComplete, partial, allowGrowth: true))
             {
                 // No room within the cap: the current event is lost whole (counted at its EndEvent).
-                _dropping = true;
+                Dropping = true;
                 _length = _complete;
                 _encoder.Reset();
             }
@@ -547,7 +584,7 @@ internal sealed partial class EventBufferWriter : TextWriter
                 _length = _complete;
                 _encoder.Reset();
                 _dropped++;
-                _full = !StreamUsable;
+                Full = !StreamUsable;
             }
 
             start = end;
@@ -713,7 +750,7 @@ internal sealed partial class EventBufferWriter : TextWriter
     {
         _encoder.Reset();
 #if NET8_0_OR_GREATER
-        _heldHigh = '\0';
+        HeldHigh = '\0';
 #endif
     }
 

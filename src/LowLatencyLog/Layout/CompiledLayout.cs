@@ -23,9 +23,12 @@ internal sealed partial class CompiledLayout
     // virtual call.
     private readonly bool _direct;
 
+    // A message line: [literal] %message [literal] [%exception [literal]], written without the part loop.
     private readonly bool _messageOnly;
     private readonly LayoutPart? _beforeMessage;
     private readonly LayoutPart? _afterMessage;
+    private readonly bool _exceptionInLine;
+    private readonly LayoutPart? _afterException;
 
     // "%message%newline" and the like: the literal after the message in UTF-8, when nothing comes before the message.
     private readonly byte[]? _lineEnd;
@@ -37,18 +40,27 @@ internal sealed partial class CompiledLayout
         IgnoresException = layout.IgnoresException;
         Description = description;
 
-        // One %message between literals ("%message%newline", "[%message]%newline"): written with no event view and no
-        // part loop, which for so short a pattern is most of the cost.
-        // At most one literal before it (message index 0 or 1), at most one after it, nothing else.
-        int message = Array.FindIndex(parts, p => p.Kind == PartKind.Message);
-        if (message >= 0 && message <= 1 && parts.Length - message <= 2 &&
-            Array.TrueForAll(parts, p => p.Kind == PartKind.Literal || p == parts[message]))
+        // One %message between literals, perhaps with an %exception after it ("%message%newline",
+        // "[%message]%newline", "%message %exception%newline"): written with no event view and no part loop, which for
+        // so short a pattern is most of the cost.
+        int next = 0;
+        LayoutPart? Take(PartKind kind) => next < parts.Length && parts[next].Kind == kind ? parts[next++] : null;
+        _beforeMessage = Take(PartKind.Literal);
+        if (Take(PartKind.Message) != null)
         {
-            _messageOnly = true;
-            _beforeMessage = message == 1 ? parts[0] : null;
-            _afterMessage = message + 1 < parts.Length ? parts[message + 1] : null;
-            _lineEnd = _beforeMessage == null ? _afterMessage?.Utf8 : null;
+            _afterMessage = Take(PartKind.Literal);
+            _exceptionInLine = Take(PartKind.Exception) != null;
+            _afterException = _exceptionInLine ? Take(PartKind.Literal) : null;
+            _messageOnly = next == parts.Length;
         }
+
+        if (!_messageOnly)
+        {
+            _beforeMessage = _afterMessage = _afterException = null;
+            _exceptionInLine = false;
+        }
+
+        _lineEnd = _messageOnly && _beforeMessage == null ? _afterMessage?.Utf8 : null;
     }
 
     /// <summary>
@@ -70,15 +82,15 @@ internal sealed partial class CompiledLayout
         if (_lineEnd != null && LayoutEvent.PlainStringMessage(loggingEvent) is { } message && writer.TryWriteAscii(message, _lineEnd))
         {
             // Looked up after the message, not before as log4net does: nothing the message writes depends on it.
-            if (IgnoresException)
+            if (_exceptionInLine || IgnoresException)
             {
-                WriteExceptionAfter(writer, loggingEvent.GetExceptionString());
+                WriteLineEnd(writer, loggingEvent.GetExceptionString());
             }
 
             return;
         }
 
-        Render((TextWriter)writer, loggingEvent);
+        RenderEvent(writer, loggingEvent);
     }
 
     /// <summary>
@@ -87,26 +99,28 @@ internal sealed partial class CompiledLayout
     /// </summary>
     public void Render(TextWriter writer, LoggingEvent loggingEvent)
     {
-        if (_messageOnly && writer is EventBufferWriter events && LayoutEvent.PlainStringMessage(loggingEvent) is { } message)
+        if (writer is EventBufferWriter events)
         {
-            string? exception = IgnoresException ? loggingEvent.GetExceptionString() : null;
-            if (_lineEnd == null || !events.TryWriteAscii(message, _lineEnd))
-            {
-                WriteAroundMessage(events, message);
-            }
-
-            WriteExceptionAfter(events, exception);
+            RenderEvent(events, loggingEvent);
             return;
         }
 
-        RenderParts(writer, loggingEvent);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void RenderParts(TextWriter writer, LoggingEvent loggingEvent)
-    {
         _event.Set(loggingEvent);
         Render(writer, _event);
+    }
+
+    // Out of line: the short path above is inlined into the appender's loop, and this would take its registers.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void RenderEvent(EventBufferWriter writer, LoggingEvent loggingEvent)
+    {
+        if (_messageOnly && LayoutEvent.PlainStringMessage(loggingEvent) is { } message)
+        {
+            WriteMessageLine(writer, message, _exceptionInLine || IgnoresException ? loggingEvent.GetExceptionString() : null);
+            return;
+        }
+
+        _event.Set(loggingEvent);
+        RenderTo(writer, _event);
     }
 
     /// <summary>
@@ -118,80 +132,92 @@ internal sealed partial class CompiledLayout
         if (_messageOnly && writer is EventBufferWriter events)
         {
             // A rebuilt event writes its captured message text, nothing when there is none.
-            string? exception = IgnoresException ? captured.ExceptionString : null;
-            if (captured.Message is { } message)
-            {
-                if (_lineEnd == null || !events.TryWriteAscii(message, _lineEnd))
-                {
-                    WriteAroundMessage(events, message);
-                }
-            }
-            else
-            {
-                WriteLiterals(events);
-            }
-
-            WriteExceptionAfter(events, exception);
+            WriteMessageLine(events, captured.Message, captured.ExceptionString);
             return;
         }
 
         _event.Set(captured);
-        Render(writer, _event);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void WriteAroundMessage(EventBufferWriter writer, string message)
-    {
-        if (_beforeMessage != null)
+        if (writer is EventBufferWriter target)
         {
-            writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
+            RenderTo(target, _event);
         }
-
-        writer.Write(message);
-        if (_afterMessage != null)
+        else
         {
-            writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);
+            Render(writer, _event);
         }
     }
 
-    /// <summary>The literals of a message-only pattern around a missing message (a captured event with none).</summary>
-    private void WriteLiterals(EventBufferWriter writer)
+    /// <summary>
+    /// A message line: the literals, the message (null writes nothing), the <c>%exception</c> part's text and whatever
+    /// follows it, then the exception after the layout when it ignores exceptions.
+    /// </summary>
+    private void WriteMessageLine(EventBufferWriter writer, string? message, string? exception)
     {
-        if (_beforeMessage != null)
+        if (message == null || _lineEnd == null || !writer.TryWriteAscii(message, _lineEnd))
         {
-            writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
+            if (_beforeMessage != null)
+            {
+                writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
+            }
+
+            writer.Write(message);
+            if (_afterMessage != null)
+            {
+                writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);
+            }
         }
 
-        if (_afterMessage != null)
+        WriteLineEnd(writer, exception);
+    }
+
+    /// <summary>What follows the message and its literal: the <c>%exception</c> part and its literal, and the
+    /// exception after a layout that ignores exceptions.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void WriteLineEnd(EventBufferWriter writer, string? exception)
+    {
+        if (_exceptionInLine)
         {
-            writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);
+            WriteExceptionAfter(writer, exception); // %exception writes the text and a newline, as after the layout
+            if (_afterException != null)
+            {
+                writer.WriteLiteral(_afterException.Text, _afterException.Utf8);
+            }
+        }
+
+        if (IgnoresException)
+        {
+            WriteExceptionAfter(writer, exception);
         }
     }
 
     /// <summary>Drops the last event rendered, so that nothing stays reachable from here while the appender is idle.</summary>
     public void Forget() => _event.Clear();
 
+    /// <summary>Into any other writer: the parts assembled in the layout buffer.</summary>
     private void Render(TextWriter writer, LayoutEvent loggingEvent)
     {
         string? exception = IgnoresException ? loggingEvent.GetExceptionString() : null;
-        if (_direct && writer is EventBufferWriter events)
-        {
-#if NET8_0_OR_GREATER
-            if (events.BytesWritable)
-            {
-                FormatUtf8(events, loggingEvent);
-            }
-            else
-            {
-                FormatDirect(events, loggingEvent, 0);
-            }
-#else
-            FormatDirect(events, loggingEvent, 0);
-#endif
-        }
-        else
+        FormatBuffered(writer, loggingEvent);
+        WriteExceptionAfter(writer, exception);
+    }
+
+    /// <summary>Into the file appender's writer: straight into its bytes or chars when every part can.</summary>
+    private void RenderTo(EventBufferWriter writer, LayoutEvent loggingEvent)
+    {
+        string? exception = IgnoresException ? loggingEvent.GetExceptionString() : null;
+        if (!_direct)
         {
             FormatBuffered(writer, loggingEvent);
+        }
+#if NET8_0_OR_GREATER
+        else if (writer.BytesWritable)
+        {
+            FormatUtf8(writer, loggingEvent);
+        }
+#endif
+        else
+        {
+            FormatDirect(writer, loggingEvent, 0);
         }
 
         WriteExceptionAfter(writer, exception);
