@@ -59,6 +59,8 @@ public sealed class CapturedEventRenderingTests
     [TestCase("[%m]%n")]
     [TestCase("%m")]
     [TestCase("%m %exception%n")]
+    [TestCase("%m%exception")]
+    [TestCase("[%m] %exception tail%n")]
     public void CommonPatterns_EveryCapture_SameBytes(string pattern)
     {
         List<LoggingEvent> events = LayoutHarness.Variety(new Random(17));
