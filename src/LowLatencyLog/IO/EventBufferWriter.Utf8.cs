@@ -30,7 +30,7 @@ internal sealed partial class EventBufferWriter
     private readonly bool _utf8;
 
     /// <summary>Whether this build encodes UTF-8 as it writes (the modern .NET build does; netstandard2.0 does not).</summary>
-    public const bool DirectUtf8Supported = true;
+    public static bool DirectUtf8Supported => true;
 
     /// <summary>True when text is encoded as it is written (UTF-8), false when it goes through the char buffer.</summary>
     public bool EncodesAsItWrites => _utf8;
@@ -293,7 +293,7 @@ namespace LowLatencyLog.IO;
 // netstandard2.0: every encoding goes through the char buffer.
 internal sealed partial class EventBufferWriter
 {
-    public const bool DirectUtf8Supported = false;
+    public static bool DirectUtf8Supported => false;
 
     public bool EncodesAsItWrites => false;
 
