@@ -324,48 +324,62 @@ public sealed class EventBufferWriterTests
         Assert.That(encoding.EncoderCalls, Is.LessThan(200), "at most one encoder call per event, not one per write");
     }
 
-    [Test]
-    public void RandomTextSplitAcrossRandomWrites_GivesTheBytesAStreamWriterWrites()
+    public static IEnumerable<TestCaseData> RandomWriteCases()
     {
-        var random = new Random(42);
-        string[] pieces = { "a", "é", "日本", "😀", "\uD83D", "\uDE00", "𝄞x", "\n", new string('z', 700), "\r\n" };
-        foreach (Encoding encoding in new Encoding[] { new UTF8Encoding(false), new UnicodeEncoding(false, false), Encoding.Latin1 })
+        foreach (int seed in new[] { 1, 2, 3 })
         {
-            foreach (int bufferSize in new[] { 16, 300, 1 << 16 })
+            yield return new TestCaseData(new UTF8Encoding(false), true, seed).SetArgDisplayNames("UTF-8", $"seed {seed}");
+            yield return new TestCaseData(new UTF8Encoding(false), false, seed).SetArgDisplayNames("UTF-8 through chars", $"seed {seed}");
+        }
+
+        yield return new TestCaseData(new UnicodeEncoding(false, false), true, 4).SetArgDisplayNames("UTF-16", "seed 4");
+        yield return new TestCaseData(Encoding.Latin1, true, 5).SetArgDisplayNames("Latin-1", "seed 5");
+    }
+
+    /// <summary>
+    /// Random writes through every overload, pieces with pairs, lone halves and pairs split across writes, events ended,
+    /// flushed between events now and then; buffer sizes from one that cannot hold a line to one that holds them all.
+    /// </summary>
+    [TestCaseSource(nameof(RandomWriteCases))]
+    public void RandomTextSplitAcrossRandomWrites_GivesTheBytesAStreamWriterWrites(Encoding encoding, bool directUtf8, int seed)
+    {
+        var random = new Random(seed);
+        string[] pieces =
+        {
+            "a", "é", "日本", "😀", "\uD83D", "\uDE00", "𝄞x", "\n", "\r\n", "INFO ", " [", "] ", new string('z', 700),
+            "order 7919 accepted for customer 12 in region eu-west", "2026-11-26 10:00:00,123", "€\uD83D", "\uDE00€",
+            "😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀", new string('ü', 40),
+        };
+        foreach (int bufferSize in new[] { 16, 64, 300, 1 << 16 })
+        {
+            var stream = new RecordingStream();
+            var writer = new EventBufferWriter(encoding, bufferSize, directUtf8: directUtf8) { Stream = stream };
+            var reference = new MemoryStream();
+            using (var streamWriter = new StreamWriter(reference, encoding, 1024, leaveOpen: true))
             {
-                var stream = new RecordingStream();
-                var writer = new EventBufferWriter(encoding, bufferSize) { Stream = stream };
-                var reference = new MemoryStream();
-                using (var streamWriter = new StreamWriter(reference, encoding, 1024, leaveOpen: true))
+                for (int e = 0; e < 400; e++)
                 {
-                    for (int e = 0; e < 300; e++)
+                    int writes = random.Next(1, 10);
+                    for (int w = 0; w < writes; w++)
                     {
-                        int writes = random.Next(1, 12);
-                        for (int w = 0; w < writes; w++)
-                        {
-                            string text = pieces[random.Next(pieces.Length)];
-                            if (random.Next(3) == 0)
-                            {
-                                foreach (char c in text)
-                                {
-                                    writer.Write(c);
-                                }
-                            }
-                            else
-                            {
-                                writer.Write(text);
-                            }
+                        string text = pieces[random.Next(pieces.Length)];
+                        WriteThrough(writer, text, random.Next(6));
+                        streamWriter.Write(text);
+                    }
 
-                            streamWriter.Write(text);
-                        }
-
-                        writer.EndEvent();
+                    writer.EndEvent();
+                    if (random.Next(8) == 0)
+                    {
+                        writer.Flush();
+                        streamWriter.Flush();
                     }
                 }
-
-                writer.Flush();
-                Assert.That(stream.ToArray(), Is.EqualTo(reference.ToArray()), $"{encoding.WebName}, buffer {bufferSize}");
             }
+
+            writer.Flush();
+            byte[] expected = reference.ToArray().Skip(encoding.GetPreamble().Length).ToArray();
+            Assert.That(stream.ToArray(), Is.EqualTo(expected), $"{encoding.WebName}, buffer {bufferSize}");
+            Assert.That(writer.EncodedBytes, Is.EqualTo(expected.Length), "the bytes a roll counts");
         }
     }
 
@@ -544,6 +558,45 @@ public sealed class EventBufferWriterTests
             }
 
             base.Write(buffer, offset, count);
+        }
+    }
+
+    private static void WriteThrough(EventBufferWriter writer, string text, int how)
+    {
+        switch (how)
+        {
+            case 0:
+                foreach (char c in text)
+                {
+                    writer.Write(c);
+                }
+
+                break;
+            case 1:
+                writer.Write(text.ToCharArray(), 0, text.Length);
+                break;
+            case 2:
+                writer.Write(text.AsSpan());
+                break;
+            case 3:
+                if (text.Length <= EventBufferWriter.MaxReserve)
+                {
+                    char[] buffer = writer.Reserve(text.Length, out int index);
+                    text.CopyTo(0, buffer, index, text.Length);
+                    writer.Advance(text.Length);
+                }
+                else
+                {
+                    writer.Write(text);
+                }
+
+                break;
+            case 4:
+                writer.Append(text.ToCharArray(), text.Length);
+                break;
+            default:
+                writer.Write(text);
+                break;
         }
     }
 

@@ -182,14 +182,7 @@ internal static class CaseTable
 
         // Our file appender on the logging thread, no async appender: what the worker pays per event for the file.
         cases.Add(Log4net("RollingBufferedFile", "RollingBufferedFileAppender on the logging thread (no async appender)",
-            Suites.EndToEnd, isAsync: false, counter: null,
-            $$"""
-            <appender name="Root" type="LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog">
-              <file value="{dir}app.log" />
-              <maxSizeRollBackups value="100" />
-              {{Layout}}
-            </appender>
-            """));
+            Suites.EndToEnd, isAsync: false, counter: null, RollingBufferedFileAppender("Root")));
 
         // Ours: each async appender in front of a NullAppender (the mechanism alone) and of RollingBufferedFileAppender
         // (the configuration the README recommends, a drop-in for RollingFileAppender).
@@ -200,15 +193,7 @@ internal static class CaseTable
                 OurAppender(type), """<appender name="Child" type="LowLatencyLog.Appender.NullAppender, LowLatencyLog" />"""));
             cases.Add(Log4net(name + "+RollingBufferedFile", $"{name}AsyncAppender in front of a RollingBufferedFileAppender",
                 Everywhere | Suites.Latency, isAsync: true, counter: null,
-                OurAppender(type),
-                // Backups kept so that the long latency runs, which pass 10 MB, keep every line countable.
-                $$"""
-                <appender name="Child" type="LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog">
-                  <file value="{dir}app.log" />
-                  <maxSizeRollBackups value="100" />
-                  {{Layout}}
-                </appender>
-                """));
+                OurAppender(type), RollingBufferedFileAppender("Child")));
         }
 
         // What a user could pick instead of log4net, configured for the same line and lossless like our Block default.
@@ -234,6 +219,15 @@ internal static class CaseTable
             """;
         return new BenchCase(name, description, suites, TypesIn(xml), isAsync, () => new Log4netSession(xml, counter));
     }
+
+    // Backups kept so that the long latency runs, which pass 10 MB, keep every line countable.
+    private static string RollingBufferedFileAppender(string name) => $$"""
+        <appender name="{{name}}" type="LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog">
+          <file value="{dir}app.log" />
+          <maxSizeRollBackups value="100" />
+          {{Layout}}
+        </appender>
+        """;
 
     private static string FileAppender(string name, bool immediateFlush) => $$"""
         <appender name="{{name}}" type="log4net.Appender.FileAppender">

@@ -173,21 +173,13 @@ internal sealed partial class EventBufferWriter
         WriteUtf8Slow(new ReadOnlySpan<char>(in value));
     }
 
-    private void WriteUtf8(int value)
-    {
-        // Formatted as UTF-8 with the writer's culture: the same text the char path formats, already encoded.
-        if (_ready && _bytes.Length - _length >= 64 &&
-            value.TryFormat(_bytes.AsSpan(_length), out int written, default, FormatProvider))
-        {
-            _length += written;
-            return;
-        }
+    private void WriteUtf8(int value) => WriteUtf8Number(value);
 
-        Span<char> chars = stackalloc char[64];
-        WriteUtf8Slow(value.TryFormat(chars, out int count, default, FormatProvider) ? chars.Slice(0, count) : value.ToString(FormatProvider).AsSpan());
-    }
+    private void WriteUtf8(long value) => WriteUtf8Number(value);
 
-    private void WriteUtf8(long value)
+    /// <summary>A number formatted as UTF-8 with the writer's culture: the text the char path formats, already encoded.</summary>
+    private void WriteUtf8Number<T>(T value)
+        where T : IUtf8SpanFormattable, ISpanFormattable
     {
         if (_ready && _bytes.Length - _length >= 64 &&
             value.TryFormat(_bytes.AsSpan(_length), out int written, default, FormatProvider))
@@ -197,7 +189,7 @@ internal sealed partial class EventBufferWriter
         }
 
         Span<char> chars = stackalloc char[64];
-        WriteUtf8Slow(value.TryFormat(chars, out int count, default, FormatProvider) ? chars.Slice(0, count) : value.ToString(FormatProvider).AsSpan());
+        WriteUtf8Slow(value.TryFormat(chars, out int count, default, FormatProvider) ? chars.Slice(0, count) : value.ToString(null, FormatProvider).AsSpan());
     }
 
     /// <summary>

@@ -191,82 +191,35 @@ internal static class Utf8Text
         return count;
     }
 
-    /// <summary>More than 16 chars: blocks of the widest vector the machine has, the last block overlapping.</summary>
+    /// <summary>
+    /// More than 16 chars (more than 64 with 512-bit vectors, which the short path takes up to there): 16 chars a step as
+    /// two 128-bit blocks, which every machine with vectors has, the last step overlapping the one before.
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int NarrowLong(ref ushort units, int count, ref byte destination)
     {
-        if (Vector512.IsHardwareAccelerated && count >= 32)
+        Vector128<ushort> mask = Vector128.Create((ushort)0xFF80);
+        int last = count - 16;
+        for (int i = 0; ; i += 16)
         {
-            Vector512<ushort> mask = Vector512.Create((ushort)0xFF80);
-            Vector512<ushort> block;
-            for (int i = 0; i < count - 32; i += 32)
+            if (i > last)
             {
-                block = Vector512.LoadUnsafe(ref Unsafe.Add(ref units, i));
-                if ((block & mask) != Vector512<ushort>.Zero)
-                {
-                    return -1;
-                }
-
-                Vector512.Narrow(block, block).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, i));
+                i = last;
             }
 
-            block = Vector512.LoadUnsafe(ref Unsafe.Add(ref units, count - 32));
-            if ((block & mask) != Vector512<ushort>.Zero)
+            Vector128<ushort> low = Vector128.LoadUnsafe(ref Unsafe.Add(ref units, i));
+            Vector128<ushort> high = Vector128.LoadUnsafe(ref Unsafe.Add(ref units, i + 8));
+            if (((low | high) & mask) != Vector128<ushort>.Zero)
             {
                 return -1;
             }
 
-            Vector512.Narrow(block, block).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, count - 32));
-            return count;
-        }
-
-        if (Vector256.IsHardwareAccelerated && count >= 16)
-        {
-            Vector256<ushort> mask = Vector256.Create((ushort)0xFF80);
-            Vector256<ushort> block;
-            for (int i = 0; i < count - 16; i += 16)
+            Vector128.Narrow(low, high).StoreUnsafe(ref Unsafe.Add(ref destination, i));
+            if (i == last)
             {
-                block = Vector256.LoadUnsafe(ref Unsafe.Add(ref units, i));
-                if ((block & mask) != Vector256<ushort>.Zero)
-                {
-                    return -1;
-                }
-
-                Vector256.Narrow(block, block).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, i));
+                return count;
             }
-
-            block = Vector256.LoadUnsafe(ref Unsafe.Add(ref units, count - 16));
-            if ((block & mask) != Vector256<ushort>.Zero)
-            {
-                return -1;
-            }
-
-            Vector256.Narrow(block, block).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, count - 16));
-            return count;
         }
-
-        // A machine whose widest vector is 128 bits.
-        Vector128<ushort> mask128 = Vector128.Create((ushort)0xFF80);
-        Vector128<ushort> block128;
-        for (int i = 0; i < count - 8; i += 8)
-        {
-            block128 = Vector128.LoadUnsafe(ref Unsafe.Add(ref units, i));
-            if ((block128 & mask128) != Vector128<ushort>.Zero)
-            {
-                return -1;
-            }
-
-            Vector128.Narrow(block128, block128).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, i));
-        }
-
-        block128 = Vector128.LoadUnsafe(ref Unsafe.Add(ref units, count - 8));
-        if ((block128 & mask128) != Vector128<ushort>.Zero)
-        {
-            return -1;
-        }
-
-        Vector128.Narrow(block128, block128).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, count - 8));
-        return count;
     }
 }
 #endif

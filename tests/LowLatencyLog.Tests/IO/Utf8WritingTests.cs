@@ -71,65 +71,6 @@ public sealed class Utf8WritingTests
         }
     }
 
-    /// <summary>
-    /// Random writes through every overload, pieces with pairs, lone halves and pairs split across writes, events ended,
-    /// flushed between events; every buffer size from one that cannot hold a line to one that holds them all.
-    /// </summary>
-    [TestCase(1)]
-    [TestCase(2)]
-    [TestCase(3)]
-    public void RandomWrites_GiveTheBytesOfTheCharPathAndOfAStreamWriter(int seed)
-    {
-        var random = new Random(seed);
-        string[] pieces =
-        {
-            "a", "é", "日本", "😀", "\uD83D", "\uDE00", "𝄞x", "\n", "\r\n", "INFO ", " [", "] ", new string('z', 700),
-            "order 7919 accepted for customer 12 in region eu-west", "2026-11-26 10:00:00,123", "€\uD83D", "\uDE00€",
-            "😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀", new string('ü', 40),
-        };
-        foreach (int bufferSize in new[] { 16, 64, 300, 1 << 16 })
-        {
-            var encoding = new UTF8Encoding(false);
-            var direct = new EventBufferWriter(encoding, bufferSize) { Stream = new RecordingStream() };
-            var chars = new EventBufferWriter(encoding, bufferSize, directUtf8: false) { Stream = new RecordingStream() };
-            var reference = new MemoryStream();
-            using (var streamWriter = new StreamWriter(reference, encoding, 1024, leaveOpen: true))
-            {
-                for (int e = 0; e < 400; e++)
-                {
-                    int writes = random.Next(1, 10);
-                    for (int w = 0; w < writes; w++)
-                    {
-                        string text = pieces[random.Next(pieces.Length)];
-                        int how = random.Next(6);
-                        foreach (EventBufferWriter writer in new[] { direct, chars })
-                        {
-                            WriteThrough(writer, text, how);
-                        }
-
-                        streamWriter.Write(text);
-                    }
-
-                    direct.EndEvent();
-                    chars.EndEvent();
-                    if (random.Next(8) == 0)
-                    {
-                        direct.Flush();
-                        chars.Flush();
-                        streamWriter.Flush();
-                    }
-                }
-            }
-
-            direct.Flush();
-            chars.Flush();
-            byte[] expected = reference.ToArray();
-            Assert.That(((RecordingStream)direct.Stream!).ToArray(), Is.EqualTo(expected), $"direct, buffer {bufferSize}");
-            Assert.That(((RecordingStream)chars.Stream!).ToArray(), Is.EqualTo(expected), $"chars, buffer {bufferSize}");
-            Assert.That(direct.EncodedBytes, Is.EqualTo(expected.Length), "the bytes a roll counts");
-        }
-    }
-
     [Test]
     public void AHighSurrogateAtTheEndOfAnEvent_PairsWithALowOneStartingTheNext_AsTheEncoderPairsThem()
     {
@@ -205,45 +146,6 @@ public sealed class Utf8WritingTests
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo(big + "after\n"));
         Assert.That(writer.DroppedEvents, Is.EqualTo(1));
         Assert.That(stream.Writes, Is.EqualTo(new[] { Encoding.UTF8.GetByteCount(big), 6 }), "each write ends where an event ended");
-    }
-
-    private static void WriteThrough(EventBufferWriter writer, string text, int how)
-    {
-        switch (how)
-        {
-            case 0:
-                foreach (char c in text)
-                {
-                    writer.Write(c);
-                }
-
-                break;
-            case 1:
-                writer.Write(text.ToCharArray(), 0, text.Length);
-                break;
-            case 2:
-                writer.Write(text.AsSpan());
-                break;
-            case 3:
-                if (text.Length <= EventBufferWriter.MaxReserve)
-                {
-                    char[] buffer = writer.Reserve(text.Length, out int index);
-                    text.CopyTo(0, buffer, index, text.Length);
-                    writer.Advance(text.Length);
-                }
-                else
-                {
-                    writer.Write(text);
-                }
-
-                break;
-            case 4:
-                writer.Append(text.ToCharArray(), text.Length);
-                break;
-            default:
-                writer.Write(text);
-                break;
-        }
     }
 
     private sealed class SubclassedUtf8 : UTF8Encoding
