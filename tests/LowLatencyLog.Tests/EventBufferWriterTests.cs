@@ -348,7 +348,7 @@ public sealed class EventBufferWriterTests
         {
             "a", "é", "日本", "😀", "\uD83D", "\uDE00", "𝄞x", "\n", "\r\n", "INFO ", " [", "] ", new string('z', 700),
             "order 7919 accepted for customer 12 in region eu-west", "2026-11-26 10:00:00,123", "€\uD83D", "\uDE00€",
-            "😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀", new string('ü', 40),
+            "😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀", new string('ü', 40), "",
         };
         foreach (int bufferSize in new[] { 16, 64, 300, 1 << 16 })
         {

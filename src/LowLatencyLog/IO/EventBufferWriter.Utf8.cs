@@ -199,7 +199,8 @@ internal sealed partial class EventBufferWriter
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void WriteUtf8Slow(ReadOnlySpan<char> text)
     {
-        if (_dropping)
+        // Nothing to write leaves a held half held, as an encoder never sees an empty write.
+        if (_dropping || text.IsEmpty)
         {
             return;
         }
@@ -211,7 +212,7 @@ internal sealed partial class EventBufferWriter
                 return;
             }
 
-            bool pair = text.Length > 0 && char.IsLowSurrogate(text[0]);
+            bool pair = char.IsLowSurrogate(text[0]);
             int codePoint = pair ? char.ConvertToUtf32(_heldHigh, text[0]) : 0xFFFD;
             HeldHigh = '\0';
             _length += new Rune(codePoint).EncodeToUtf8(_bytes.AsSpan(_length));
@@ -222,7 +223,7 @@ internal sealed partial class EventBufferWriter
         {
             // Room for the whole text if that is within reach, else for some of it: the transcoder stops where the
             // room ends and the loop makes more.
-            int wanted = Math.Min(text.Length * MaxUtf8PerChar, 4096);
+            int wanted = (int)Math.Min((long)text.Length * MaxUtf8PerChar, 4096); // long: a string of 700 M chars
             if (_bytes.Length - _length < wanted && !EnsureUtf8Room(wanted))
             {
                 return;

@@ -91,6 +91,31 @@ public sealed class Utf8WritingTests
         }
     }
 
+    /// <summary>An empty write between the halves of a pair (an empty thread name between a message and a logger name
+    /// that end and start on them) writes nothing: the pair stays one character, as the encoder keeps it.</summary>
+    [Test]
+    public void AnEmptyWriteBetweenTheHalvesOfAPair_LeavesThePairWhole()
+    {
+        foreach (bool directUtf8 in new[] { true, false })
+        {
+            var writer = new EventBufferWriter(new UTF8Encoding(false), 64, directUtf8: directUtf8) { Stream = new RecordingStream() };
+            writer.Write("a\uD83D");
+            writer.Write("");
+            writer.Write(ReadOnlySpan<char>.Empty);
+            writer.Write(Array.Empty<char>(), 0, 0);
+            writer.Append(Array.Empty<char>(), 0);
+            writer.Reserve(0, out _);
+            writer.Advance(0);
+            writer.Write("\uDE00b\n");
+            writer.EndEvent();
+            writer.Flush();
+            Assert.That(
+                ((RecordingStream)writer.Stream!).ToArray(),
+                Is.EqualTo(Encoding.UTF8.GetBytes("a😀b\n")),
+                directUtf8 ? "direct" : "chars");
+        }
+    }
+
     [Test]
     public void LiteralsWrittenAsBytes_AreTheBytesOfTheirText_AndKeepAHeldSurrogatesReplacement()
     {
