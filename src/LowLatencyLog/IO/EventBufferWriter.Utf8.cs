@@ -24,9 +24,6 @@ internal sealed partial class EventBufferWriter
 {
     private static readonly Type Utf8Sealed = Encoding.UTF8.GetType();
 
-    // Most bytes one UTF-16 char can take in UTF-8 (a surrogate pair takes 4 for 2 chars).
-    private const int MaxUtf8PerChar = 3;
-
     private readonly bool _utf8;
 
     /// <summary>Whether this build encodes UTF-8 as it writes (the modern .NET build does; netstandard2.0 does not).</summary>
@@ -84,16 +81,10 @@ internal sealed partial class EventBufferWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void WriteLiteral(string? text, byte[]? utf8)
     {
-        int length = _length;
-        byte[] bytes = _bytes;
-        if (_ready && utf8 != null && utf8.Length <= bytes.Length - length)
+        if (!(_ready && utf8 != null && Utf8Text.TryPut(utf8, _bytes, ref _length)))
         {
-            CopyLiteral(utf8, bytes, length);
-            _length = length + utf8.Length;
-            return;
+            Write(text);
         }
-
-        Write(text);
     }
 
     /// <summary>
@@ -103,37 +94,24 @@ internal sealed partial class EventBufferWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryWriteAscii(string text, byte[] literal)
     {
-        int length = _length;
         byte[] bytes = _bytes;
-        if (_ready && (long)text.Length * MaxUtf8PerChar + literal.Length <= bytes.Length - length)
+        int at = _length;
+        if (!_ready || (long)text.Length * Utf8Text.MaxBytesPerChar + literal.Length > bytes.Length - at)
         {
-            ref byte at = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), length);
-            int written = Utf8Text.TryNarrowAscii(ref Unsafe.AsRef(in text.GetPinnableReference()), text.Length, ref at);
-            if (written >= 0)
-            {
-                CopyLiteral(literal, bytes, length + written);
-                _length = length + written + literal.Length;
-                return true;
-            }
+            return false;
         }
 
-        return false;
-    }
+        int written = Utf8Text.TryNarrowAscii(
+            ref Unsafe.AsRef(in text.GetPinnableReference()), text.Length, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at));
+        if (written < 0)
+        {
+            return false;
+        }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void CopyLiteral(byte[] utf8, byte[] bytes, int at)
-    {
-        // The caller checked the room.
-        ref byte destination = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at);
-        ref byte source = ref MemoryMarshal.GetArrayDataReference(utf8);
-        if (utf8.Length == 1)
-        {
-            destination = source; // a newline: no copy call
-        }
-        else
-        {
-            Unsafe.CopyBlockUnaligned(ref destination, ref source, (uint)utf8.Length);
-        }
+        at += written;
+        Utf8Text.TryPut(literal, bytes, ref at); // the room for it was checked with the text's
+        _length = at;
+        return true;
     }
 
     private static bool IsStandardUtf8(Encoding encoding) =>
@@ -143,20 +121,10 @@ internal sealed partial class EventBufferWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void WriteUtf8(ReadOnlySpan<char> text)
     {
-        byte[] bytes = _bytes;
-        int length = _length;
-        if (_ready && (uint)text.Length <= (uint)(bytes.Length - length) / MaxUtf8PerChar)
+        if (!(_ready && Utf8Text.TryPut(text, _bytes, ref _length)))
         {
-            int written = Utf8Text.TryNarrowAscii(
-                ref MemoryMarshal.GetReference(text), text.Length, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), length));
-            if (written >= 0)
-            {
-                _length = length + written;
-                return;
-            }
+            WriteUtf8Slow(text);
         }
-
-        WriteUtf8Slow(text);
     }
 
     private void WriteUtf8(char value)
@@ -223,7 +191,7 @@ internal sealed partial class EventBufferWriter
         {
             // Room for the whole text if that is within reach, else for some of it: the transcoder stops where the
             // room ends and the loop makes more.
-            int wanted = (int)Math.Min((long)text.Length * MaxUtf8PerChar, 4096); // long: a string of 700 M chars
+            int wanted = (int)Math.Min((long)text.Length * Utf8Text.MaxBytesPerChar, 4096); // long: a string of 700 M chars
             if (_bytes.Length - _length < wanted && !EnsureUtf8Room(wanted))
             {
                 return;

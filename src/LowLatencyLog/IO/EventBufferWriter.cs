@@ -70,28 +70,6 @@ internal sealed partial class EventBufferWriter : TextWriter
     // stream, so each new event is dropped at EndEvent until a write succeeds or a stream is attached.
     private bool _dropping;
     private bool _full;
-
-    private bool Dropping
-    {
-        set
-        {
-            _dropping = value;
-#if NET8_0_OR_GREATER
-            _ready = IsReady();
-#endif
-        }
-    }
-
-    private bool Full
-    {
-        set
-        {
-            _full = value;
-#if NET8_0_OR_GREATER
-            _ready = IsReady();
-#endif
-        }
-    }
     private long _dropped;
 
     // Bytes handed to the stream since creation: with the complete bytes still here, what a size-based roll counts.
@@ -122,6 +100,29 @@ internal sealed partial class EventBufferWriter : TextWriter
     }
 
     public override Encoding Encoding => _encoding;
+
+    // The two flags are set through these, so the UTF-8 short paths' one flag stays right.
+    private bool Dropping
+    {
+        set
+        {
+            _dropping = value;
+#if NET8_0_OR_GREATER
+            _ready = IsReady();
+#endif
+        }
+    }
+
+    private bool Full
+    {
+        set
+        {
+            _full = value;
+#if NET8_0_OR_GREATER
+            _ready = IsReady();
+#endif
+        }
+    }
 
     /// <summary>Where complete events go; null while the file is not open (the bytes then stay buffered).</summary>
     /// <remarks>

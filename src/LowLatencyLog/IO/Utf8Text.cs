@@ -11,7 +11,7 @@ namespace LowLatencyLog.IO;
 /// <summary>
 /// ASCII text narrowed into bytes with a few vector instructions: what almost every log line is made of. Short strings
 /// (a message, a logger name) cost the library's general transcoders more in set-up than in work; here a string of 8 to
-/// 32 chars is two overlapping loads and stores, with no loop and no call.
+/// 64 chars is two overlapping loads and stores (with the widest vectors the machine has), with no loop and no call.
 /// </summary>
 internal static class Utf8Text
 {
@@ -21,35 +21,14 @@ internal static class Utf8Text
     /// <summary>
     /// Writes <paramref name="text"/> as UTF-8 at <paramref name="position"/> and moves it on; false, with the position
     /// unchanged, when the room left might not hold it or its last char is a high surrogate (whose other half may come
-    /// next, so only a writer that holds it can encode it).
+    /// next, so only a writer that holds it can encode it). Null writes nothing.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool TryPut(string? text, byte[] bytes, ref int position)
-    {
-        if (text == null)
-        {
-            return true;
-        }
-
-        int at = position;
-        int count = text.Length;
-        if ((uint)count > (uint)(bytes.Length - at) / MaxBytesPerChar)
-        {
-            return false;
-        }
-
-        int written = TryNarrowAscii(
-            ref Unsafe.AsRef(in text.GetPinnableReference()), count, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at));
-        if (written < 0)
-        {
-            return TryTranscode(text.AsSpan(), bytes, ref position);
-        }
-
-        position = at + written;
-        return true;
-    }
+    public static bool TryPut(string? text, byte[] bytes, ref int position) =>
+        text == null || TryPut(text.AsSpan(), bytes, ref position);
 
     /// <summary>Chars in a span (a buffer, part of a string), as <see cref="TryPut(string, byte[], ref int)"/> writes a string.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryPut(ReadOnlySpan<char> text, byte[] bytes, ref int position)
     {
         int at = position;

@@ -129,21 +129,20 @@ internal sealed partial class CompiledLayout
     /// </summary>
     public void Render(TextWriter writer, in CapturedEvent captured)
     {
-        if (_messageOnly && writer is EventBufferWriter events)
+        if (writer is not EventBufferWriter events)
+        {
+            _event.Set(captured);
+            Render(writer, _event);
+        }
+        else if (_messageOnly)
         {
             // A rebuilt event writes its captured message text, nothing when there is none.
             WriteMessageLine(events, captured.Message, captured.ExceptionString);
-            return;
-        }
-
-        _event.Set(captured);
-        if (writer is EventBufferWriter target)
-        {
-            RenderTo(target, _event);
         }
         else
         {
-            Render(writer, _event);
+            _event.Set(captured);
+            RenderTo(events, _event);
         }
     }
 

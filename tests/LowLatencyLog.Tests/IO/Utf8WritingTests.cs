@@ -72,33 +72,23 @@ public sealed class Utf8WritingTests
     }
 
     [Test]
-    public void AHighSurrogateAtTheEndOfAnEvent_PairsWithALowOneStartingTheNext_AsTheEncoderPairsThem()
-    {
-        foreach (bool directUtf8 in new[] { true, false })
+    public void AHighSurrogateAtTheEndOfAnEvent_PairsWithALowOneStartingTheNext_AsTheEncoderPairsThem() =>
+        AssertBothWaysWrite("a😀b\uFFFDc", writer =>
         {
-            var writer = new EventBufferWriter(new UTF8Encoding(false), 64, directUtf8: directUtf8) { Stream = new RecordingStream() };
             writer.Write("a\uD83D");
             writer.EndEvent();
             writer.Write("\uDE00b\uD83D");
             writer.EndEvent();
             writer.Write("c");
             writer.EndEvent();
-            writer.Flush();
-            Assert.That(
-                ((RecordingStream)writer.Stream!).ToArray(),
-                Is.EqualTo(Encoding.UTF8.GetBytes("a😀b\uFFFDc")),
-                directUtf8 ? "direct" : "chars");
-        }
-    }
+        });
 
     /// <summary>An empty write between the halves of a pair (an empty thread name between a message and a logger name
     /// that end and start on them) writes nothing: the pair stays one character, as the encoder keeps it.</summary>
     [Test]
-    public void AnEmptyWriteBetweenTheHalvesOfAPair_LeavesThePairWhole()
-    {
-        foreach (bool directUtf8 in new[] { true, false })
+    public void AnEmptyWriteBetweenTheHalvesOfAPair_LeavesThePairWhole() =>
+        AssertBothWaysWrite("a😀b\n", writer =>
         {
-            var writer = new EventBufferWriter(new UTF8Encoding(false), 64, directUtf8: directUtf8) { Stream = new RecordingStream() };
             writer.Write("a\uD83D");
             writer.Write("");
             writer.Write(ReadOnlySpan<char>.Empty);
@@ -108,13 +98,7 @@ public sealed class Utf8WritingTests
             writer.Advance(0);
             writer.Write("\uDE00b\n");
             writer.EndEvent();
-            writer.Flush();
-            Assert.That(
-                ((RecordingStream)writer.Stream!).ToArray(),
-                Is.EqualTo(Encoding.UTF8.GetBytes("a😀b\n")),
-                directUtf8 ? "direct" : "chars");
-        }
-    }
+        });
 
     [Test]
     public void LiteralsWrittenAsBytes_AreTheBytesOfTheirText_AndKeepAHeldSurrogatesReplacement()
@@ -171,6 +155,18 @@ public sealed class Utf8WritingTests
         Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo(big + "after\n"));
         Assert.That(writer.DroppedEvents, Is.EqualTo(1));
         Assert.That(stream.Writes, Is.EqualTo(new[] { Encoding.UTF8.GetByteCount(big), 6 }), "each write ends where an event ended");
+    }
+
+    /// <summary>The writes, flushed, give <paramref name="expected"/>'s UTF-8 both as encoded and through the char buffer.</summary>
+    private static void AssertBothWaysWrite(string expected, Action<EventBufferWriter> write)
+    {
+        foreach (bool directUtf8 in new[] { true, false })
+        {
+            var writer = new EventBufferWriter(new UTF8Encoding(false), 64, directUtf8: directUtf8) { Stream = new RecordingStream() };
+            write(writer);
+            writer.Flush();
+            Assert.That(((RecordingStream)writer.Stream!).ToArray(), Is.EqualTo(Encoding.UTF8.GetBytes(expected)), directUtf8 ? "direct" : "chars");
+        }
     }
 
     private sealed class SubclassedUtf8 : UTF8Encoding
