@@ -81,10 +81,14 @@ internal sealed partial class EventBufferWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void WriteLiteral(string? text, byte[]? utf8)
     {
-        if (!(_ready && utf8 != null && Utf8Text.TryPut(utf8, _bytes, ref _length)))
+        int at = _length;
+        if (_ready && utf8 != null && Utf8Text.TryPut(utf8, _bytes, ref at))
         {
-            Write(text);
+            _length = at;
+            return;
         }
+
+        Write(text);
     }
 
     /// <summary>
@@ -121,10 +125,14 @@ internal sealed partial class EventBufferWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void WriteUtf8(ReadOnlySpan<char> text)
     {
-        if (!(_ready && Utf8Text.TryPut(text, _bytes, ref _length)))
+        int at = _length; // a local, not the field by reference: the JIT keeps it in a register
+        if (_ready && Utf8Text.TryPut(text, _bytes, ref at))
         {
-            WriteUtf8Slow(text);
+            _length = at;
+            return;
         }
+
+        WriteUtf8Slow(text);
     }
 
     private void WriteUtf8(char value)

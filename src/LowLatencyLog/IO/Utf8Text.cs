@@ -171,30 +171,78 @@ internal static class Utf8Text
     }
 
     /// <summary>
-    /// More than 16 chars (more than 64 with 512-bit vectors, which the short path takes up to there): 16 chars a step as
-    /// two 128-bit blocks, which every machine with vectors has, the last step overlapping the one before.
+    /// More than 16 chars (more than 64 with 512-bit vectors, which the short path takes up to there): blocks of the
+    /// widest vector the machine has, the last block overlapping the one before. (One 128-bit loop for every machine
+    /// cost a 106-char line 3.5 ns more.)
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int NarrowLong(ref ushort units, int count, ref byte destination)
     {
-        Vector128<ushort> mask = Vector128.Create((ushort)0xFF80);
-        int last = count - 16;
-        for (int i = 0; ; i += 16)
+        if (Vector512.IsHardwareAccelerated)
         {
-            if (i > last)
+            // More than 64 chars here: 32 a step, one 512-bit block, then the last 32.
+            Vector512<ushort> mask = Vector512.Create((ushort)0xFF80);
+            Vector512<ushort> block;
+            for (int i = 0; i < count - 32; i += 32)
             {
-                i = last;
+                block = Vector512.LoadUnsafe(ref Unsafe.Add(ref units, i));
+                if ((block & mask) != Vector512<ushort>.Zero)
+                {
+                    return -1;
+                }
+
+                Vector512.Narrow(block, block).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, i));
             }
 
+            block = Vector512.LoadUnsafe(ref Unsafe.Add(ref units, count - 32));
+            if ((block & mask) != Vector512<ushort>.Zero)
+            {
+                return -1;
+            }
+
+            Vector512.Narrow(block, block).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, count - 32));
+            return count;
+        }
+
+        if (Vector256.IsHardwareAccelerated)
+        {
+            // 16 a step, one 256-bit block, then the last 16.
+            Vector256<ushort> mask = Vector256.Create((ushort)0xFF80);
+            Vector256<ushort> block;
+            for (int i = 0; i < count - 16; i += 16)
+            {
+                block = Vector256.LoadUnsafe(ref Unsafe.Add(ref units, i));
+                if ((block & mask) != Vector256<ushort>.Zero)
+                {
+                    return -1;
+                }
+
+                Vector256.Narrow(block, block).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, i));
+            }
+
+            block = Vector256.LoadUnsafe(ref Unsafe.Add(ref units, count - 16));
+            if ((block & mask) != Vector256<ushort>.Zero)
+            {
+                return -1;
+            }
+
+            Vector256.Narrow(block, block).GetLower().StoreUnsafe(ref Unsafe.Add(ref destination, count - 16));
+            return count;
+        }
+
+        int last16 = count - 16;
+        for (int i = 0; ; i += 16)
+        {
+            i = Math.Min(i, last16);
             Vector128<ushort> low = Vector128.LoadUnsafe(ref Unsafe.Add(ref units, i));
             Vector128<ushort> high = Vector128.LoadUnsafe(ref Unsafe.Add(ref units, i + 8));
-            if (((low | high) & mask) != Vector128<ushort>.Zero)
+            if (((low | high) & Vector128.Create((ushort)0xFF80)) != Vector128<ushort>.Zero)
             {
                 return -1;
             }
 
             Vector128.Narrow(low, high).StoreUnsafe(ref Unsafe.Add(ref destination, i));
-            if (i == last)
+            if (i == last16)
             {
                 return count;
             }
