@@ -92,29 +92,51 @@ internal sealed partial class EventBufferWriter
     }
 
     /// <summary>
-    /// A text (a message) and the literal after it (a newline) in one short write, when both are ASCII and this writer
-    /// encodes UTF-8 as it writes: what <c>%message%newline</c> needs per event. False, with nothing written, otherwise.
+    /// A short literal (a newline) packed for <see cref="TryWriteAscii"/>: its UTF-8 bytes in the order they are
+    /// stored. False when it is longer than 8 bytes or cannot be encoded apart from the text before it.
     /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool TryWriteAscii(string text, byte[] literal)
+    public static bool TryPackLiteral(string text, out ulong packed, out int length)
     {
-        byte[] bytes = _bytes;
-        int at = _length;
-        if (!_ready || (long)text.Length * Utf8Text.MaxBytesPerChar + literal.Length > bytes.Length - at)
+        byte[]? utf8 = text.Length == 0 ? Array.Empty<byte>() : PreEncode(text);
+        packed = 0;
+        length = utf8?.Length ?? 0;
+        if (utf8 == null || length > sizeof(ulong))
         {
             return false;
         }
 
-        int written = Utf8Text.TryNarrowAscii(
-            ref Unsafe.AsRef(in text.GetPinnableReference()), text.Length, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at));
+        Span<byte> bytes = stackalloc byte[sizeof(ulong)];
+        bytes.Clear();
+        utf8.CopyTo(bytes);
+        packed = MemoryMarshal.Read<ulong>(bytes);
+        return true;
+    }
+
+    /// <summary>
+    /// A text (a message) and the literal after it (a newline, packed by <see cref="TryPackLiteral"/>) in one short
+    /// write, when the text is ASCII and this writer encodes UTF-8 as it writes: what <c>%message%newline</c> needs per
+    /// event. False, with nothing written, otherwise.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool TryWriteAscii(string text, ulong literal, int literalLength)
+    {
+        byte[] bytes = _bytes;
+        int at = _length;
+        if (!_ready || text.Length > bytes.Length - at - sizeof(ulong))
+        {
+            return false;
+        }
+
+        ref byte start = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at);
+        int written = Utf8Text.TryNarrowAscii(ref Unsafe.AsRef(in text.GetPinnableReference()), text.Length, ref start);
         if (written < 0)
         {
             return false;
         }
 
-        at += written;
-        Utf8Text.TryPut(literal, bytes, ref at); // the room for it was checked with the text's
-        _length = at;
+        // All 8 bytes stored, the literal's counted: one store for any newline, no copy loop.
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref start, written), literal);
+        _length = at + written + literalLength;
         return true;
     }
 
@@ -278,6 +300,13 @@ internal sealed partial class EventBufferWriter
 
     public void WriteLiteral(string? text, byte[]? utf8) => Write(text);
 
-    public bool TryWriteAscii(string text, byte[] literal) => false;
+    public static bool TryPackLiteral(string text, out ulong packed, out int length)
+    {
+        packed = 0;
+        length = 0;
+        return false;
+    }
+
+    public bool TryWriteAscii(string text, ulong literal, int literalLength) => false;
 }
 #endif

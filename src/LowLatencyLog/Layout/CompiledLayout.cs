@@ -30,8 +30,13 @@ internal sealed partial class CompiledLayout
     private readonly bool _exceptionInLine;
     private readonly LayoutPart? _afterException;
 
-    // "%message%newline" and the like: the literal after the message in UTF-8, when nothing comes before the message.
-    private readonly byte[]? _lineEnd;
+    // "%message%newline" and the like, nothing before the message: what follows it when the event has no exception
+    // text (the literals after the message and after %exception), packed for one store; _lineEndLength -1 if none.
+    private readonly ulong _lineEnd;
+    private readonly int _lineEndLength = -1;
+
+    // Whether the exception text is written anywhere: by %exception, or after a layout that ignores exceptions.
+    private readonly bool _writesException;
 
     public CompiledLayout(ILayout layout, LayoutPart[] parts, string description)
     {
@@ -60,7 +65,13 @@ internal sealed partial class CompiledLayout
             _exceptionInLine = false;
         }
 
-        _lineEnd = _messageOnly && _beforeMessage == null ? _afterMessage?.Utf8 : null;
+        _writesException = _exceptionInLine || IgnoresException;
+        if (_messageOnly && _beforeMessage == null &&
+            EventBufferWriter.TryPackLiteral(_afterMessage?.Text + _afterException?.Text, out ulong lineEnd, out int length))
+        {
+            _lineEnd = lineEnd;
+            _lineEndLength = length;
+        }
     }
 
     /// <summary>
@@ -79,18 +90,14 @@ internal sealed partial class CompiledLayout
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Render(EventBufferWriter writer, LoggingEvent loggingEvent)
     {
-        if (_lineEnd != null && LayoutEvent.PlainStringMessage(loggingEvent) is { } message && writer.TryWriteAscii(message, _lineEnd))
+        // The exception is looked up first, as log4net does; an event with one takes the general path.
+        if (_lineEndLength < 0 ||
+            LayoutEvent.PlainStringMessage(loggingEvent) is not { } message ||
+            (_writesException && !string.IsNullOrEmpty(loggingEvent.GetExceptionString())) ||
+            !writer.TryWriteAscii(message, _lineEnd, _lineEndLength))
         {
-            // Looked up after the message, not before as log4net does: nothing the message writes depends on it.
-            if (_exceptionInLine || IgnoresException)
-            {
-                WriteLineEnd(writer, loggingEvent.GetExceptionString());
-            }
-
-            return;
+            RenderEvent(writer, loggingEvent);
         }
-
-        RenderEvent(writer, loggingEvent);
     }
 
     /// <summary>
@@ -115,7 +122,7 @@ internal sealed partial class CompiledLayout
     {
         if (_messageOnly && LayoutEvent.PlainStringMessage(loggingEvent) is { } message)
         {
-            WriteMessageLine(writer, message, _exceptionInLine || IgnoresException ? loggingEvent.GetExceptionString() : null);
+            WriteMessageLine(writer, message, _writesException ? loggingEvent.GetExceptionString() : null);
             return;
         }
 
@@ -152,18 +159,21 @@ internal sealed partial class CompiledLayout
     /// </summary>
     private void WriteMessageLine(EventBufferWriter writer, string? message, string? exception)
     {
-        if (message == null || _lineEnd == null || !writer.TryWriteAscii(message, _lineEnd))
+        if (message != null && _lineEndLength >= 0 && string.IsNullOrEmpty(exception) &&
+            writer.TryWriteAscii(message, _lineEnd, _lineEndLength))
         {
-            if (_beforeMessage != null)
-            {
-                writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
-            }
+            return;
+        }
 
-            writer.Write(message);
-            if (_afterMessage != null)
-            {
-                writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);
-            }
+        if (_beforeMessage != null)
+        {
+            writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
+        }
+
+        writer.Write(message);
+        if (_afterMessage != null)
+        {
+            writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);
         }
 
         WriteLineEnd(writer, exception);

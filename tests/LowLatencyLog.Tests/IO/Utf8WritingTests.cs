@@ -110,18 +110,56 @@ public sealed class Utf8WritingTests
         writer.Write("x\uD83D");
         writer.WriteLiteral("\n", newline); // the held half is replaced before the literal, as the encoder does
         writer.EndEvent();
-        Assert.That(writer.TryWriteAscii("ascii message", newline ?? new byte[] { 10 }), Is.EqualTo(writer.EncodesAsItWrites));
+        Assert.That(EventBufferWriter.TryPackLiteral("\n", out ulong packed, out int length), Is.EqualTo(EventBufferWriter.DirectUtf8Supported));
+        Assert.That(writer.TryWriteAscii("ascii message", packed, length), Is.EqualTo(writer.EncodesAsItWrites));
         if (!writer.EncodesAsItWrites)
         {
             writer.Write("ascii message\n");
         }
 
         writer.EndEvent();
-        Assert.That(writer.TryWriteAscii("not ascii: é", new byte[] { 10 }), Is.False, "nothing written");
+        Assert.That(writer.TryWriteAscii("not ascii: é", packed, length), Is.False, "nothing written");
         writer.Flush();
         Assert.That(
             Encoding.UTF8.GetString(((RecordingStream)writer.Stream!).ToArray()),
             Is.EqualTo(" → x\uFFFD\nascii message\n"));
+    }
+
+    [Test]
+    public void PackedLiterals_AreTheirBytes_UpToEight_AndOnlyTheirLengthIsKept()
+    {
+        if (!EventBufferWriter.DirectUtf8Supported)
+        {
+            Assert.That(EventBufferWriter.TryPackLiteral("\n", out _, out _), Is.False);
+            return;
+        }
+
+        var stream = new RecordingStream();
+        var writer = new EventBufferWriter(new UTF8Encoding(false), 64) { Stream = stream };
+        string expected = "";
+        foreach (string literal in new[] { "", "\n", "\r\n", " →\n", "12345678" })
+        {
+            Assert.That(EventBufferWriter.TryPackLiteral(literal, out ulong packed, out int length), Is.True, literal);
+            Assert.That(length, Is.EqualTo(Encoding.UTF8.GetByteCount(literal)));
+            Assert.That(writer.TryWriteAscii("message", packed, length), Is.True, literal);
+            writer.EndEvent();
+            expected += "message" + literal;
+        }
+
+        Assert.That(EventBufferWriter.TryPackLiteral("123456789", out _, out _), Is.False, "longer than 8 bytes");
+        Assert.That(EventBufferWriter.TryPackLiteral("\uDE00\n", out _, out _), Is.False, "pairs with the text before it");
+        Assert.That(EventBufferWriter.TryPackLiteral("\n\uD83D", out _, out _), Is.False, "pairs with the text after it");
+
+        // The 8-byte store needs room past the text: 55 + 7 bytes fill 62 of 64, and the write goes the general way.
+        writer.Flush();
+        EventBufferWriter.TryPackLiteral("\n", out ulong newline, out _);
+        writer.Write(new string('a', 7));
+        Assert.That(writer.TryWriteAscii(new string('b', 55), newline, 1), Is.False, "no room for the 8-byte store");
+        writer.Write(new string('b', 55) + "\n");
+        writer.EndEvent();
+        writer.Flush();
+        expected += new string('a', 7) + new string('b', 55) + "\n";
+        Assert.That(Encoding.UTF8.GetString(stream.ToArray()), Is.EqualTo(expected));
     }
 
     [Test]

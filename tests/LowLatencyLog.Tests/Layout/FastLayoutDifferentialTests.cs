@@ -59,6 +59,10 @@ public sealed class FastLayoutDifferentialTests
     [TestCase("%message %exception")]
     [TestCase("[%message]%newline")]
     [TestCase("%message")]
+    [TestCase("%message -- a literal longer than eight bytes --%newline")]
+    [TestCase("%message →%newline")]
+    [TestCase("%message %exception -- after the exception --%newline")]
+    [TestCase("%message \uD83D%exception\uDE00%newline")] // a pair when the exception is empty, two halves otherwise
     [TestCase("prefix: %m")]
     [TestCase("%m%n{DOS}")]
     [TestCase("%m%m%n")]
