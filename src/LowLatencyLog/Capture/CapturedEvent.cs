@@ -59,8 +59,24 @@ internal readonly struct CapturedEvent
         Unsafe.AsRef(in destination.TimeStampUtc) = source.TimeStampUtc;
         Unsafe.AsRef(in destination.Message) = source.Message;
         Unsafe.AsRef(in destination.ThreadName) = source.ThreadName;
-        Unsafe.AsRef(in destination.ExceptionString) = source.ExceptionString;
-        Unsafe.AsRef(in destination.Context) = source.Context;
+        // The usual values stored as constants, which need no write barrier: each barrier is a call.
+        if (source.ExceptionString is { Length: > 0 } exception)
+        {
+            Unsafe.AsRef(in destination.ExceptionString) = exception;
+        }
+        else
+        {
+            Unsafe.AsRef(in destination.ExceptionString) = source.ExceptionString == null ? null : string.Empty;
+        }
+
+        if (source.Context is { } context)
+        {
+            Unsafe.AsRef(in destination.Context) = context;
+        }
+        else
+        {
+            Unsafe.AsRef(in destination.Context) = null;
+        }
     }
 #endif
 
@@ -69,7 +85,7 @@ internal readonly struct CapturedEvent
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static CapturedEvent Capture(LoggingEvent source, FixFlags flags)
     {
-        string? domain = source.Domain;
+        string? domain = EventFields.Domain(source);
         return new CapturedEvent(
             source,
             (flags & FixFlags.Message) != 0 ? MessageOf(source) : null,

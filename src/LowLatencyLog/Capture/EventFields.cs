@@ -1,0 +1,52 @@
+using log4net.Core;
+#if NET8_0_OR_GREATER
+using System;
+using System.Runtime.CompilerServices;
+#endif
+
+namespace LowLatencyLog.Capture;
+
+/// <summary>
+/// Reads of a log4net event that its getters would also cache into the shared event, without the caching: on the
+/// producer's path the getter's call and its write into the event cost more than the read.
+/// </summary>
+/// <remarks>
+/// The modern build reads log4net's private fields directly; if this log4net version does not have them (checked once),
+/// and on netstandard2.0, it calls the getter.
+/// </remarks>
+internal static class EventFields
+{
+#if NET8_0_OR_GREATER
+    private static readonly bool Readable = Probe();
+
+    /// <summary><see cref="LoggingEvent.Domain"/>: the event's own, else the process's friendly name while the event is
+    /// not frozen (what the getter would compute and cache), else null.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static string? Domain(LoggingEvent source) =>
+        Readable ? Data(source).Domain ?? (CacheUpdatable(source) ? CapturedContext.ProcessDomain : null) : source.Domain;
+
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_data")]
+    private static extern ref LoggingEventData Data(LoggingEvent loggingEvent);
+
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_cacheUpdatable")]
+    private static extern ref bool CacheUpdatable(LoggingEvent loggingEvent);
+
+    private static bool Probe()
+    {
+        try
+        {
+            // An event built from data stays updatable until it is fixed.
+            var probe = new LoggingEvent(new LoggingEventData { Domain = "probe" });
+            bool before = CacheUpdatable(probe);
+            probe.Fix = FixFlags.All;
+            return Data(probe).Domain == "probe" && before && !CacheUpdatable(probe);
+        }
+        catch (MissingFieldException)
+        {
+            return false;
+        }
+    }
+#else
+    public static string? Domain(LoggingEvent source) => source.Domain;
+#endif
+}
