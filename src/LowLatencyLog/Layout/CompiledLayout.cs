@@ -93,8 +93,7 @@ internal sealed partial class CompiledLayout
         // The exception is looked up first, as log4net does; an event with one takes the general path.
         if (_lineEndLength < 0 ||
             LayoutEvent.PlainStringMessage(loggingEvent) is not { } message ||
-            (_writesException && !string.IsNullOrEmpty(loggingEvent.GetExceptionString())) ||
-            !writer.TryWriteAscii(message, _lineEnd, _lineEndLength))
+            !TryWriteLine(writer, message, _writesException ? loggingEvent.GetExceptionString() : null))
         {
             RenderEvent(writer, loggingEvent);
         }
@@ -159,8 +158,7 @@ internal sealed partial class CompiledLayout
     /// </summary>
     private void WriteMessageLine(EventBufferWriter writer, string? message, string? exception)
     {
-        if (message != null && _lineEndLength >= 0 && string.IsNullOrEmpty(exception) &&
-            writer.TryWriteAscii(message, _lineEnd, _lineEndLength))
+        if (message != null && TryWriteLine(writer, message, exception))
         {
             return;
         }
@@ -178,6 +176,12 @@ internal sealed partial class CompiledLayout
 
         WriteLineEnd(writer, exception);
     }
+
+    /// <summary>The message and the packed line end in one write, when the event has no exception text to put between
+    /// the literals; false, with nothing written, otherwise.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool TryWriteLine(EventBufferWriter writer, string message, string? exception) =>
+        _lineEndLength >= 0 && string.IsNullOrEmpty(exception) && writer.TryWriteAscii(message, _lineEnd, _lineEndLength);
 
     /// <summary>What follows the message and its literal: the <c>%exception</c> part and its literal, and the
     /// exception after a layout that ignores exceptions.</summary>
