@@ -11,7 +11,8 @@ internal interface ICapturedEventAppender
     /// <summary>
     /// Worker thread. Appends the batch as <c>AppenderSkeleton.DoAppend(LoggingEvent[])</c> would append the events the
     /// async appender rebuilds from it (same threshold, same text, same errors) and returns true; or does nothing and
-    /// returns false when it needs log4net events (filters, a layout it does not compile, a subclass).
+    /// returns false when it needs log4net events (filters, a layout it does not compile, a subclass). What it buffers
+    /// may stay buffered until the caller flushes it, which the worker does whenever its queue runs empty.
     /// </summary>
     bool TryAppend(CapturedEvent[] items, int count);
 }

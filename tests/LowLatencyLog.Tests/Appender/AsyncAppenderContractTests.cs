@@ -111,6 +111,41 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(harness.InternalErrors, Is.Empty, "no FlushFailure from the child");
     }
 
+    // Behaviour 2 with this library's file appenders, which take captured batches and leave the write to the worker's
+    // flush when the queue runs empty (or to a full buffer): with flushInterval=0 no timer can be what writes.
+    [TestCase("LowLatencyLog.Appender.BufferedFileAppender")]
+    [TestCase("LowLatencyLog.Appender.RollingBufferedFileAppender")]
+    public void Batches_OurFileChild_FileIsCompleteWhenQueueRunsEmpty_WithoutFlushOrTimer(string fileAppenderType)
+    {
+        var harness = Configure(appenders: $@"
+            <appender name=""child"" type=""{fileAppenderType}, LowLatencyLog"">
+              <file value=""{{dir}}app.log"" />
+              <flushInterval value=""0"" />
+              <bufferSize value=""1048576"" />
+              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%newline"" /></layout>
+            </appender>");
+        string path = harness.PathOf("app.log");
+        ILog log = harness.Logger();
+
+        for (int round = 0; round < 3; round++)
+        {
+            int before = ReadShared(path).Length;
+            int events = round == 0 ? 20_000 : 1 + round;
+            for (int i = 0; i < events; i++)
+            {
+                log.Info($"r{round} {i}");
+            }
+
+            Assert.That(Eventually(() => ReadShared(path).Length == before + events), Is.True, $"round {round}: every event in the file without a Flush call");
+            Assert.That(ReadShared(path).Last(), Is.EqualTo($"r{round} {events - 1}"));
+        }
+
+        Assert.That(harness.Appender<BufferedFileAppender>("child").CapturedBatches, Is.GreaterThan(0), "the captured path was taken");
+        harness.Shutdown();
+        Assert.That(ReadShared(path), Has.Length.EqualTo(20_000 + 2 + 3));
+        Assert.That(harness.InternalErrors, Is.Empty);
+    }
+
     // Behaviour 1 and IAppenderAttachable: RemoveAllAppenders closes the children (as log4net's forwarding appender
     // does) while producers log. A batch in flight and the file child's event held for the end-of-batch flush must
     // reach the children before they are closed, never after.

@@ -175,7 +175,7 @@ public sealed class BufferedFileAppenderTests
         foreach ((string setting, string value, string defaultValue) in new[]
         {
             ("appendToFile", "maybe", "True"), ("immediateFlush", "yes", "False"), ("encoding", "klingon", "UTF-8 without BOM"),
-            ("bufferSize", "abc", "65536"), ("flushInterval", "-5", "1000"), ("rollingStyle", "Gamma", "Composite"),
+            ("bufferSize", "abc", "1048576"), ("flushInterval", "-5", "1000"), ("rollingStyle", "Gamma", "Composite"),
             ("maximumFileSize", "1.5MB", "10485760"), ("maxSizeRollBackups", "many", "0"), ("countDirection", "down", "-1"),
             ("staticLogFileName", "nope", "True"), ("preserveLogFileNameExtension", "2", "False"), ("datePattern", "'fixed'", ".yyyy-MM-dd"),
         })
