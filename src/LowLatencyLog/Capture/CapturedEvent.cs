@@ -89,7 +89,7 @@ internal readonly struct CapturedEvent
         return new CapturedEvent(
             source,
             (flags & FixFlags.Message) != 0 ? MessageOf(source) : null,
-            (flags & FixFlags.ThreadName) != 0 ? source.ThreadName : null,
+            (flags & FixFlags.ThreadName) != 0 ? EventFields.ThreadName(source) : null,
             (flags & FixFlags.Exception) != 0 ? source.GetExceptionString() : null,
             (flags & CapturedContext.Flags) != 0 || !ReferenceEquals(domain, CapturedContext.ProcessDomain)
                 ? CapturedContext.CaptureIfAny(source, flags, domain)

@@ -1,4 +1,7 @@
 using System;
+using System.Globalization;
+using System.Threading;
+using System.Threading.Tasks;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Repository;
@@ -28,5 +31,74 @@ public sealed class EventFieldsTests
 
         var noDomain = new LoggingEvent(new LoggingEventData { LoggerName = "remote" });
         Assert.That(EventFields.Domain(noDomain), Is.EqualTo(noDomain.Domain), "built from data with no domain: still updatable");
+    }
+
+    [Test]
+    public void ThreadName_IsWhatTheGetterReturns_OnEveryKindOfThread_WithoutWritingIntoTheEvent()
+    {
+        ILoggerRepository repository = log4net.LogManager.CreateRepository("event-fields-" + Guid.NewGuid().ToString("N"));
+        LoggingEvent Logged() => new LoggingEvent(typeof(EventFieldsTests), repository, "logger", Level.Info, "message", null);
+
+        // On each thread: twice, each time against the getter of a fresh event. The first read asks log4net's getter
+        // (which writes into that event); the second comes from the thread's memory, so its event, frozen afterwards,
+        // reads back null.
+        string?[] ReadTwice()
+        {
+            var answers = new string?[4];
+            for (int i = 0; i < 2; i++)
+            {
+                LoggingEvent read = Logged();
+                answers[2 * i] = EventFields.ThreadName(read);
+                read.Fix = FixFlags.None;
+                if (i == 1)
+                {
+                    Assert.That(read.ThreadName, Is.Null, "the second read left the shared event as it was");
+                }
+
+                answers[2 * i + 1] = Logged().ThreadName;
+            }
+
+            return answers;
+        }
+
+        string?[] OnThread(string? name, Action? between = null)
+        {
+            string?[]? answers = null;
+            var thread = new Thread(() =>
+            {
+                answers = ReadTwice();
+                if (between != null)
+                {
+                    between();
+                    answers = ReadTwice();
+                }
+            });
+            if (name != null)
+            {
+                thread.Name = name;
+            }
+
+            thread.Start();
+            thread.Join();
+            return answers!;
+        }
+
+        Assert.That(OnThread("orders"), Is.All.EqualTo("orders"));
+        string?[] unnamed = OnThread(null);
+        Assert.That(unnamed, Is.All.EqualTo(unnamed[1]).And.All.Matches<string>(n => int.TryParse(n, NumberStyles.None, CultureInfo.InvariantCulture, out _)), "the thread id, as log4net writes it");
+        string?[] pool = Task.Run(ReadTwice).GetAwaiter().GetResult();
+        Assert.That(pool, Is.All.EqualTo(pool[1]), "a thread-pool thread, which log4net names by its id");
+        string?[] renamed = OnThread(null, () => Thread.CurrentThread.Name = "renamed");
+        Assert.That(renamed, Is.All.EqualTo("renamed"), "a name given after the thread's first event is seen");
+
+        LoggingEvent frozen = Logged();
+        new MemoryAppender { Fix = FixFlags.None }.DoAppend(frozen);
+        Assert.That(EventFields.ThreadName(frozen), Is.Null.And.EqualTo(frozen.ThreadName));
+
+        var remote = new LoggingEvent(new LoggingEventData { LoggerName = "remote", ThreadName = "remote thread" });
+        Assert.That(EventFields.ThreadName(remote), Is.EqualTo("remote thread").And.EqualTo(remote.ThreadName));
+
+        var noThread = new LoggingEvent(new LoggingEventData { LoggerName = "remote" });
+        Assert.That(EventFields.ThreadName(noThread), Is.EqualTo(Logged().ThreadName).And.EqualTo(noThread.ThreadName), "built from data with no thread name: still updatable");
     }
 }
