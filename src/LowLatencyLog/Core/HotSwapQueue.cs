@@ -239,7 +239,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
 
         public SwapBuffer(int capacity, bool grow)
         {
-            Slots = new Slot[capacity];
+            Slots = Prefault.Touch(new Slot[capacity]);
             _grow = grow;
         }
 

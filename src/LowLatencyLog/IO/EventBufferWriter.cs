@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Runtime.CompilerServices;
 using System.Text;
+using LowLatencyLog.Core;
 
 namespace LowLatencyLog.IO;
 
@@ -92,7 +93,7 @@ internal sealed partial class EventBufferWriter : TextWriter
         _minRoom = encoding.GetMaxByteCount(2);
         _initialSize = Math.Max(bufferSize, _minRoom);
         _maxCapacity = Math.Max(_initialSize, maxCapacity ?? Math.Max(bufferSize, DefaultMaxCapacity));
-        _bytes = new byte[_initialSize];
+        _bytes = Prefault.Touch(new byte[_initialSize]);
 #if NET8_0_OR_GREATER
         _utf8 = directUtf8 && IsStandardUtf8(encoding);
         _ready = _utf8;
