@@ -81,7 +81,7 @@ internal readonly struct CapturedEvent
 #endif
 
     /// <summary>Producer thread. Reads what <paramref name="flags"/> selects; allocates nothing for the slot flags
-    /// with a string message on a named thread.</summary>
+    /// with a string message (on an unnamed thread, from its second event on).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static CapturedEvent Capture(LoggingEvent source, FixFlags flags)
     {

@@ -20,6 +20,9 @@ internal static class EventFields
 #if NET8_0_OR_GREATER
     private static readonly bool Readable = Probe();
 
+    /// <summary>Whether log4net's fields are read (else the getters are called, with their caching).</summary>
+    internal static bool ReadsFields => Readable;
+
     /// <summary><see cref="LoggingEvent.Domain"/>: the event's own, else the process's friendly name while the event is
     /// not frozen (what the getter would compute and cache), else null.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -86,6 +89,8 @@ internal static class EventFields
         }
     }
 #else
+    internal static bool ReadsFields => false;
+
     public static string? Domain(LoggingEvent source) => source.Domain;
 
     public static string? ThreadName(LoggingEvent source) => source.ThreadName;
