@@ -24,6 +24,9 @@ internal interface IWorkSignal
 {
     /// <summary>Read by the worker only; every read must be at least an acquire read.</summary>
     bool HasWork { get; }
+
+    /// <summary>About how many events wait (worker only; a cheap estimate is enough).</summary>
+    long Backlog { get; }
 }
 
 /// <summary>
@@ -107,6 +110,9 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
     // Written by the worker when it goes to sleep and by the producer that wakes it; read by every producer.
     private PaddedInt _waiting;
 
+    // The processor of the thread that last woke the worker (written before the Set, read after the wait).
+    private int _wakerProcessor = -1;
+
     public BlockingWaitStrategy(bool claimIsFullFence)
     {
         _fenceBeforeSignal = !claimIsFullFence;
@@ -131,6 +137,7 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
     {
         if (Interlocked.Exchange(ref _waiting.Value, 0) != 0)
         {
+            Volatile.Write(ref _wakerProcessor, ProcessorPlacement.Current);
             _wake.Set();
         }
     }
@@ -147,15 +154,17 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
             // Reset before raising the flag: a Set can only come from whoever takes the flag down, so the Set meant for
             // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
             _wake.Reset();
+            Volatile.Write(ref _wakerProcessor, -1);
             Interlocked.Exchange(ref _waiting.Value, 1); // full fence before the re-check
-            if (!work.HasWork)
-            {
-                _wake.Wait(SafetyTimeoutMilliseconds);
-            }
-
+            bool woken = !work.HasWork && _wake.Wait(SafetyTimeoutMilliseconds);
             Interlocked.Exchange(ref _waiting.Value, 0); // woken, timed out or not asleep at all: the flag comes down
             if (work.HasWork)
             {
+                if (woken)
+                {
+                    ProcessorPlacement.MoveOffIfShared(Volatile.Read(ref _wakerProcessor), work.Backlog);
+                }
+
                 return;
             }
         }
