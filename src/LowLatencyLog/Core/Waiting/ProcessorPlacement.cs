@@ -22,8 +22,27 @@ internal static class ProcessorPlacement
 
     private static bool _failed;
 
-    /// <summary>The calling thread's processor, or -1 where it is not looked at.</summary>
-    public static int Current => Supported && !_failed ? CurrentProcessor() : -1;
+    /// <summary>The calling thread's processor, or -1 where it is not looked at. Never throws (a producer calls it).</summary>
+    public static int Current
+    {
+        get
+        {
+            if (!Supported || _failed)
+            {
+                return -1;
+            }
+
+            try
+            {
+                return CurrentProcessor();
+            }
+            catch (Exception)
+            {
+                _failed = true;
+                return -1;
+            }
+        }
+    }
 
     /// <summary>Whether a worker woken by a thread on <paramref name="wakerProcessor"/> shares its processor while a
     /// burst waits.</summary>
@@ -47,9 +66,9 @@ internal static class ProcessorPlacement
                 _failed = true;
             }
         }
-        catch (Exception e) when (e is DllNotFoundException || e is EntryPointNotFoundException || e is MarshalDirectiveException)
+        catch (Exception)
         {
-            _failed = true;
+            _failed = true; // no libc, no such call: an optimization only, so it stops here
         }
     }
 
