@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.InteropServices;
 using System.Threading;
 using LowLatencyLog.Core;
 using NUnit.Framework;
@@ -24,13 +25,13 @@ public sealed class ProcessorPlacementTests
         bool leftOk = false, allowed = false;
         var thread = new Thread(() =>
         {
-            before = ProcessorPlacement.Affinity();
+            before = Affinity();
             left = ProcessorPlacement.CurrentProcessor();
             leftOk = ProcessorPlacement.Leave(left, out restored);
             now = ProcessorPlacement.CurrentProcessor();
-            after = ProcessorPlacement.Affinity();
+            after = Affinity();
             allowed = restored != null && ProcessorPlacement.Allow(restored);
-            restored = ProcessorPlacement.Affinity();
+            restored = Affinity();
         });
         thread.Start();
         thread.Join();
@@ -51,14 +52,23 @@ public sealed class ProcessorPlacementTests
         ulong[]? before = null, after = null;
         var thread = new Thread(() =>
         {
-            before = ProcessorPlacement.Affinity();
+            before = Affinity();
             int here = ProcessorPlacement.CurrentProcessor();
             ProcessorPlacement.MoveOffIfShared(here, ProcessorPlacement.BurstBacklog - 1);
             ProcessorPlacement.MoveOffIfShared(here + 1, 1_000_000);
-            after = ProcessorPlacement.Affinity();
+            after = Affinity();
         });
         thread.Start();
         thread.Join();
         Assert.That(after, Is.EqualTo(before));
     }
+
+    private static ulong[] Affinity()
+    {
+        var mask = new ulong[16];
+        return sched_getaffinity(0, (IntPtr)(mask.Length * sizeof(ulong)), mask) == 0 ? mask : Array.Empty<ulong>();
+    }
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int sched_getaffinity(int pid, IntPtr size, [Out] ulong[] mask);
 }

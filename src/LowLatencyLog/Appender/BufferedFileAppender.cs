@@ -25,8 +25,8 @@ namespace LowLatencyLog.Appender;
 /// <para>Events are rendered through the layout into the buffer and written to the file in one call when the buffer is
 /// full, at the end of each batch (<see cref="IBulkAppender"/>), when the worker of one of this library's async
 /// appenders in front runs out of events (it flushes), on <see cref="Flush(int)"/>, on close, and at most
-/// <see cref="FlushInterval"/> milliseconds after an event when used on its own. Every write ends where an event ended, so a process killed at any moment leaves a file whose complete lines
-/// are whole events.</para>
+/// <see cref="FlushInterval"/> milliseconds after an event when used on its own. Every write ends where an event ended,
+/// so a process killed at any moment leaves a file whose complete lines are whole events.</para>
 /// <para>An I/O error goes to the <see cref="AppenderSkeleton.ErrorHandler"/>, never into the application: the events stay
 /// in the buffer (up to a bounded size; beyond it whole events are dropped and counted) and the write is retried; the
 /// file is opened again if it disappeared.</para>

@@ -53,7 +53,7 @@ internal static class ProcessorPlacement
     /// any failure turns the whole mechanism off, silently (it is an optimization).</summary>
     public static void MoveOffIfShared(int wakerProcessor, long backlog)
     {
-        if (!Supported || _failed || wakerProcessor < 0 || backlog < BurstBacklog)
+        if (!Supported || _failed)
         {
             return;
         }
@@ -107,13 +107,6 @@ internal static class ProcessorPlacement
 
     /// <summary>Sets the calling thread's affinity to <paramref name="mask"/>.</summary>
     internal static bool Allow(ulong[] mask) => sched_setaffinity(0, (IntPtr)(mask.Length * sizeof(ulong)), mask) == 0;
-
-    /// <summary>The calling thread's affinity.</summary>
-    internal static ulong[] Affinity()
-    {
-        var mask = new ulong[16];
-        return sched_getaffinity(0, (IntPtr)(mask.Length * sizeof(ulong)), mask) == 0 ? mask : Array.Empty<ulong>();
-    }
 
     internal static int CurrentProcessor() => sched_getcpu();
 
