@@ -313,8 +313,6 @@ public sealed class EngineInvariantTests
         public bool Value;
 
         public bool HasWork => Volatile.Read(ref Value);
-
-        public long Backlog => 0;
     }
 
     private sealed class PowerOfTwoFactory : IQueueFactory

@@ -6,69 +6,177 @@ using NUnit.Framework;
 
 namespace LowLatencyLog.Tests;
 
-/// <summary>The woken worker moves off its waker's processor during a burst, and keeps every processor it had.</summary>
+/// <summary>
+/// The producer that wakes the worker keeps it off its own processor, and the worker gets every processor it had back
+/// once it runs.
+/// </summary>
+[NonParallelizable] // pins threads to processors
 public sealed class ProcessorPlacementTests
 {
-    [TestCase(-1, 3, 1000, false)] // nobody recorded (an early wake-up, or a platform that does not tell)
-    [TestCase(3, 3, ProcessorPlacement.BurstBacklog - 1, false)] // an occasional event: sharing the core is fine
-    [TestCase(2, 3, 1000, false)] // already apart
-    [TestCase(3, 3, ProcessorPlacement.BurstBacklog, true)]
-    public void ShouldMoveOff_OnlyOnTheWakersProcessor_DuringABurst(int waker, int current, long backlog, bool expected) =>
-        Assert.That(ProcessorPlacement.ShouldMoveOff(waker, current, backlog), Is.EqualTo(expected));
+    private const int Rounds = 20;
 
     [Test]
-    public void Leave_RunsTheThreadElsewhere_AndAllowGivesEveryProcessorBack()
+    public void KeepOffWaker_TakesTheWakersProcessorOutOfTheSleepingWorker_AndAfterWakeGivesItBack()
     {
-        Assume.That(OperatingSystem.IsLinux() && Environment.ProcessorCount > 1, "Linux affinity, two processors");
-        ulong[]? before = null, after = null, restored = null;
-        int left = -1, now = -1;
-        bool leftOk = false, allowed = false;
-        var thread = new Thread(() =>
+        AssumeTwoProcessors();
+        var placement = new ProcessorPlacement();
+        int workerThread = 0;
+        ulong before = 0, restored = 0;
+        using var slept = new ManualResetEventSlim(false);
+        using var wake = new ManualResetEventSlim(false);
+        using var woken = new ManualResetEventSlim(false);
+        var worker = new Thread(() =>
         {
-            before = Affinity();
-            left = ProcessorPlacement.CurrentProcessor();
-            leftOk = ProcessorPlacement.Leave(left, out restored);
-            now = ProcessorPlacement.CurrentProcessor();
-            after = Affinity();
-            allowed = restored != null && ProcessorPlacement.Allow(restored);
-            restored = Affinity();
+            workerThread = gettid();
+            before = Affinity(0);
+            placement.BeforeSleep();
+            slept.Set();
+            wake.Wait();
+            placement.AfterWake();
+            restored = Affinity(0);
+            woken.Set();
         });
-        thread.Start();
-        thread.Join();
+        worker.Start();
+        slept.Wait();
 
-        Assume.That(before!.Length, Is.GreaterThan(0), "the affinity can be read here");
-        Assume.That(System.Linq.Enumerable.Sum(before, w => (long)System.Numerics.BitOperations.PopCount(w)), Is.GreaterThan(1), "more than one processor allowed");
-        Assert.That(leftOk, Is.True);
-        Assert.That(now, Is.Not.EqualTo(left), "the thread runs on another processor once Leave returns");
-        Assert.That(after![left / 64] & (1UL << (left % 64)), Is.Zero, "the processor left is out of the affinity meanwhile");
-        Assert.That(allowed, Is.True);
-        Assert.That(restored, Is.EqualTo(before), "every processor the thread had is allowed again");
+        int waker = -1;
+        ulong narrowed = 0;
+        var producer = new Thread(() =>
+        {
+            waker = ProcessorPlacement.CurrentProcessor();
+            placement.KeepOffWaker();
+            narrowed = Affinity(workerThread);
+        });
+        producer.Start();
+        producer.Join();
+        wake.Set();
+        woken.Wait();
+        worker.Join();
+
+        Assert.That(placement.IsOff, Is.False, "the system calls work here");
+        Assert.That(waker, Is.InRange(0, 63));
+        Assert.That(narrowed, Is.EqualTo(before & ~(1UL << waker)), "the sleeping worker may run anywhere but on the waker's processor");
+        Assert.That(restored, Is.EqualTo(before), "every processor the worker had is allowed again once it runs");
     }
 
     [Test]
-    public void MoveOffIfShared_OnAnotherProcessorOrWithoutABurst_LeavesTheAffinityAlone()
+    public void EveryWakeUp_NarrowsTheSleepingWorker_AndTheWorkerEndsWithItsWholeAffinity()
+    {
+        AssumeTwoProcessors();
+        var strategy = new BlockingWaitStrategy(claimIsFullFence: false);
+        var work = new Flag();
+        var ranOn = new int[Rounds];
+        var wakers = new int[Rounds];
+        ulong before = 0, after = 0;
+        using var taken = new SemaphoreSlim(0);
+        var worker = new Thread(() =>
+        {
+            before = Affinity(0);
+            for (int i = 0; i < Rounds; i++)
+            {
+                strategy.WaitForWork(work);
+                ranOn[i] = ProcessorPlacement.CurrentProcessor();
+                Volatile.Write(ref work.Value, false);
+                taken.Release();
+            }
+
+            after = Affinity(0);
+        });
+        worker.Start();
+
+        int pinned = System.Numerics.BitOperations.TrailingZeroCount(Affinity(0));
+        var producer = new Thread(() =>
+        {
+            ulong only = 1UL << pinned;
+            sched_setaffinity(0, (IntPtr)sizeof(ulong), ref only);
+            for (int i = 0; i < Rounds; i++)
+            {
+                SpinWait.SpinUntil(() => strategy.IsWorkerWaiting);
+                wakers[i] = ProcessorPlacement.CurrentProcessor();
+                Volatile.Write(ref work.Value, true);
+                strategy.SignalWork();
+                taken.Wait();
+            }
+        });
+        producer.Start();
+        producer.Join();
+        worker.Join();
+
+        Assert.That(wakers, Is.All.EqualTo(pinned), "the producer stayed where it was pinned");
+        Assert.That(strategy.Placement.Narrowings, Is.EqualTo(Rounds), "each wake-up kept the worker off the producer's processor");
+        Assert.That(ranOn, Has.None.EqualTo(pinned), "so the worker ran elsewhere each time");
+        Assert.That(after, Is.EqualTo(before), "nothing stays narrowed");
+    }
+
+    [Test]
+    public void AWorkerWithOneProcessor_IsLeftAlone()
+    {
+        AssumeTwoProcessors();
+        var placement = new ProcessorPlacement();
+        int workerThread = 0;
+        ulong only = 0, during = 0;
+        using var slept = new ManualResetEventSlim(false);
+        using var wake = new ManualResetEventSlim(false);
+        var worker = new Thread(() =>
+        {
+            workerThread = gettid();
+            only = 1UL << ProcessorPlacement.CurrentProcessor();
+            sched_setaffinity(0, (IntPtr)sizeof(ulong), ref only);
+            placement.BeforeSleep();
+            slept.Set();
+            wake.Wait();
+            placement.AfterWake();
+        });
+        worker.Start();
+        slept.Wait();
+        var producer = new Thread(() =>
+        {
+            ulong same = only;
+            sched_setaffinity(0, (IntPtr)sizeof(ulong), ref same); // on the worker's only processor
+            placement.KeepOffWaker();
+            during = Affinity(workerThread);
+        });
+        producer.Start();
+        producer.Join();
+        wake.Set();
+        worker.Join();
+
+        Assert.That(during, Is.EqualTo(only), "a worker that may run in one place only is not narrowed to nothing");
+        Assert.That(placement.IsOff, Is.False);
+    }
+
+    [Test]
+    public void BeforeTheWorkerFirstSleeps_AWakerChangesNothing()
+    {
+        var placement = new ProcessorPlacement();
+        Assert.DoesNotThrow(placement.KeepOffWaker);
+        Assert.DoesNotThrow(placement.AfterWake);
+        Assert.That(placement.Narrowings, Is.Zero, "no worker thread is known yet");
+        Assert.That(placement.IsOff, Is.False);
+    }
+
+    private static void AssumeTwoProcessors()
     {
         Assume.That(OperatingSystem.IsLinux(), "Linux affinity");
-        ulong[]? before = null, after = null;
-        var thread = new Thread(() =>
-        {
-            before = Affinity();
-            int here = ProcessorPlacement.CurrentProcessor();
-            ProcessorPlacement.MoveOffIfShared(here, ProcessorPlacement.BurstBacklog - 1);
-            ProcessorPlacement.MoveOffIfShared(here + 1, 1_000_000);
-            after = Affinity();
-        });
-        thread.Start();
-        thread.Join();
-        Assert.That(after, Is.EqualTo(before));
+        ulong mask = Affinity(0);
+        Assume.That(System.Numerics.BitOperations.PopCount(mask), Is.GreaterThan(1), "more than one processor allowed");
     }
 
-    private static ulong[] Affinity()
+    private static ulong Affinity(int thread) => sched_getaffinity(thread, (IntPtr)sizeof(ulong), out ulong mask) == 0 ? mask : 0;
+
+    private sealed class Flag : IWorkSignal
     {
-        var mask = new ulong[16];
-        return sched_getaffinity(0, (IntPtr)(mask.Length * sizeof(ulong)), mask) == 0 ? mask : Array.Empty<ulong>();
+        public bool Value;
+
+        public bool HasWork => Volatile.Read(ref Value);
     }
 
     [DllImport("libc", SetLastError = true)]
-    private static extern int sched_getaffinity(int pid, IntPtr size, [Out] ulong[] mask);
+    private static extern int gettid();
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int sched_getaffinity(int pid, IntPtr size, out ulong mask);
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int sched_setaffinity(int pid, IntPtr size, ref ulong mask);
 }

@@ -137,9 +137,6 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
     /// <summary>Worker side: events claimed, a close, or a flush request waiting.</summary>
     public bool HasWork => _queue.HasPending || _queue.IsClosed || _flushes.Pending;
 
-    /// <inheritdoc/>
-    public long Backlog => _queue.Count;
-
     /// <summary>
     /// A queue bound to its producer thread (producerType=Single) forgets the calling thread; see
     /// <see cref="IProducerBoundQueue.ReleaseProducer"/> for when that is safe.

@@ -1,121 +1,166 @@
 using System;
 using System.Runtime.InteropServices;
+using System.Threading;
 
 namespace LowLatencyLog.Core;
 
 /// <summary>
-/// Keeps a woken worker off the core of the producer that woke it while that producer logs a burst (Linux).
+/// Keeps a sleeping worker from being woken onto the processor of the producer that wakes it (Linux, up to 64
+/// processors). One per wait strategy: the worker publishes its thread and affinity before it sleeps, the waking producer
+/// takes its own processor out of that affinity before it signals, and the worker allows everything again once it runs.
 /// </summary>
 /// <remarks>
-/// Linux places a woken thread on its waker's core when the other cores are busy at that instant, and may leave the
-/// two there for tens of milliseconds while another core idles (measured on the project's 2-core VM: a producer's burst
-/// of 65,536 events took 14–20 ms instead of 7–8 ms, one burst in two or three). A timed sleep does not get the worker
-/// placed elsewhere (tried); so the worker that finds itself on its waker's processor with a burst waiting takes that
-/// processor out of its affinity for one migration and then allows every processor it had again.
+/// Linux places a woken thread on its waker's processor when the other processors are busy at that instant, and may
+/// leave the two there for tens of milliseconds while another processor idles (measured on the project's 2-core VM: a
+/// producer's burst of 65,536 events took 14–20 ms instead of 7–8 ms, one burst in two or three). Moving the worker
+/// once it runs came too late: a woken thread waits for the producer's time slice to end first (1–3 ms, measured). An
+/// affinity set before the wake-up decides where the worker runs from its first instruction. Any failure of a system
+/// call turns the mechanism off for this worker; the producer's side never throws.
 /// </remarks>
-internal static class ProcessorPlacement
+internal sealed class ProcessorPlacement
 {
-    /// <summary>Events waiting at the wake-up that show a burst rather than an occasional event.</summary>
-    public const long BurstBacklog = 64;
-
     private static readonly bool Supported = Environment.ProcessorCount > 1 && RuntimeInformation.IsOSPlatform(OSPlatform.Linux);
 
-    private static bool _failed;
+    // Worker thread id (0 until the worker's first sleep, -1 once the mechanism is off).
+    private int _workerThread;
 
-    /// <summary>The calling thread's processor, or -1 where it is not looked at. Never throws (a producer calls it).</summary>
-    public static int Current
+    // The worker's own affinity, read by the worker before each sleep (single word: processors 0-63).
+    private long _allowed;
+
+    // 1 while the worker runs with a narrowed affinity that it has not given back yet.
+    private int _narrowed;
+
+    // Wake-ups that narrowed the worker (tests).
+    private int _narrowings;
+
+    internal bool IsOff => Volatile.Read(ref _workerThread) < 0;
+
+    internal int Narrowings => Volatile.Read(ref _narrowings);
+
+    /// <summary>The calling thread's processor, or -1 where it is not looked at.</summary>
+    public static int CurrentProcessor()
     {
-        get
+        if (!Supported)
         {
-            if (!Supported || _failed)
-            {
-                return -1;
-            }
+            return -1;
+        }
 
-            try
-            {
-                return CurrentProcessor();
-            }
-            catch (Exception)
-            {
-                _failed = true;
-                return -1;
-            }
+        try
+        {
+            return sched_getcpu();
+        }
+        catch (Exception)
+        {
+            return -1;
         }
     }
 
-    /// <summary>Whether a worker woken by a thread on <paramref name="wakerProcessor"/> shares its processor while a
-    /// burst waits.</summary>
-    public static bool ShouldMoveOff(int wakerProcessor, int currentProcessor, long backlog) =>
-        wakerProcessor >= 0 && backlog >= BurstBacklog && wakerProcessor == currentProcessor;
-
-    /// <summary>Worker thread, just woken. Moves to another allowed processor if it shares its waker's during a burst;
-    /// any failure turns the whole mechanism off, silently (it is an optimization).</summary>
-    public static void MoveOffIfShared(int wakerProcessor, long backlog)
+    /// <summary>Worker, before it sleeps: gives back a narrowed affinity and publishes the thread and its affinity.
+    /// Must come before the worker announces that it sleeps (the producer reads both after it sees that).</summary>
+    public void BeforeSleep()
     {
-        if (!Supported || _failed)
+        int thread = Volatile.Read(ref _workerThread);
+        if (!Supported || thread < 0)
         {
             return;
         }
 
         try
         {
-            int here = CurrentProcessor();
-            if (ShouldMoveOff(wakerProcessor, here, backlog) && !MoveOff(here))
+            AfterWake();
+            if (thread == 0)
             {
-                _failed = true;
+                thread = gettid();
+            }
+
+            if (thread <= 0 || sched_getaffinity(0, (IntPtr)sizeof(ulong), out ulong mask) != 0)
+            {
+                TurnOff(); // more than 64 processors, or no such call
+                return;
+            }
+
+            Volatile.Write(ref _allowed, (long)mask);
+            Volatile.Write(ref _workerThread, thread);
+        }
+        catch (Exception)
+        {
+            TurnOff();
+        }
+    }
+
+    /// <summary>Producer that is about to wake the sleeping worker: keeps the worker off this processor. Costs one
+    /// system call per wake-up (about 1 µs on the project's VM); a busy worker is never woken. Never throws.</summary>
+    public void KeepOffWaker()
+    {
+        int thread = Volatile.Read(ref _workerThread);
+        if (thread <= 0)
+        {
+            return;
+        }
+
+        try
+        {
+            int processor = sched_getcpu();
+            ulong allowed = (ulong)Volatile.Read(ref _allowed);
+            if (processor < 0 || processor >= 64)
+            {
+                return;
+            }
+
+            ulong others = allowed & ~(1UL << processor);
+            if (others == 0 || others == allowed)
+            {
+                return; // the worker may only run here, or may not run here anyway
+            }
+
+            if (sched_setaffinity(thread, (IntPtr)sizeof(ulong), ref others) != 0)
+            {
+                TurnOff();
+                return;
+            }
+
+            Volatile.Write(ref _narrowed, 1);
+            Interlocked.Increment(ref _narrowings);
+        }
+        catch (Exception)
+        {
+            TurnOff();
+        }
+    }
+
+    /// <summary>Worker, once it runs again: allows every processor it had before the producer narrowed them.</summary>
+    public void AfterWake()
+    {
+        if (Volatile.Read(ref _narrowed) == 0 || Interlocked.Exchange(ref _narrowed, 0) == 0)
+        {
+            return;
+        }
+
+        try
+        {
+            ulong allowed = (ulong)Volatile.Read(ref _allowed);
+            if (sched_setaffinity(0, (IntPtr)sizeof(ulong), ref allowed) != 0)
+            {
+                TurnOff();
             }
         }
         catch (Exception)
         {
-            _failed = true; // no libc, no such call: an optimization only, so it stops here
+            TurnOff();
         }
     }
 
-    /// <summary>Takes <paramref name="processor"/> out of the calling thread's affinity (which moves the thread), then
-    /// gives the thread back every processor it had. False if the affinity could not be read or set.</summary>
-    internal static bool MoveOff(int processor) => Leave(processor, out ulong[]? allowed) && (allowed == null || Allow(allowed));
-
-    /// <summary>Takes <paramref name="processor"/> out of the calling thread's affinity; the thread runs elsewhere when
-    /// this returns. <paramref name="allowed"/> is the affinity before, or null if nothing changed (the processor was
-    /// not allowed, or it is the only one). False if the affinity could not be read or set.</summary>
-    internal static bool Leave(int processor, out ulong[]? allowed)
-    {
-        allowed = null;
-        var before = new ulong[16]; // 1,024 processors
-        if (processor < 0 || processor >= before.Length * 64 || sched_getaffinity(0, (IntPtr)(before.Length * sizeof(ulong)), before) != 0)
-        {
-            return false;
-        }
-
-        ulong bit = 1UL << (processor % 64);
-        var others = (ulong[])before.Clone();
-        others[processor / 64] &= ~bit;
-        if ((before[processor / 64] & bit) == 0 || Array.TrueForAll(others, word => word == 0))
-        {
-            return true;
-        }
-
-        if (!Allow(others))
-        {
-            return false;
-        }
-
-        allowed = before;
-        return true;
-    }
-
-    /// <summary>Sets the calling thread's affinity to <paramref name="mask"/>.</summary>
-    internal static bool Allow(ulong[] mask) => sched_setaffinity(0, (IntPtr)(mask.Length * sizeof(ulong)), mask) == 0;
-
-    internal static int CurrentProcessor() => sched_getcpu();
+    private void TurnOff() => Volatile.Write(ref _workerThread, -1);
 
     [DllImport("libc", SetLastError = true)]
     private static extern int sched_getcpu();
 
     [DllImport("libc", SetLastError = true)]
-    private static extern int sched_getaffinity(int pid, IntPtr size, [Out] ulong[] mask);
+    private static extern int gettid();
 
     [DllImport("libc", SetLastError = true)]
-    private static extern int sched_setaffinity(int pid, IntPtr size, ulong[] mask);
+    private static extern int sched_getaffinity(int pid, IntPtr size, out ulong mask);
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int sched_setaffinity(int pid, IntPtr size, ref ulong mask);
 }

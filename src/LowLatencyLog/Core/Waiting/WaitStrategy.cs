@@ -24,9 +24,6 @@ internal interface IWorkSignal
 {
     /// <summary>Read by the worker only; every read must be at least an acquire read.</summary>
     bool HasWork { get; }
-
-    /// <summary>About how many events wait (worker only; a cheap estimate is enough).</summary>
-    long Backlog { get; }
 }
 
 /// <summary>
@@ -110,8 +107,7 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
     // Written by the worker when it goes to sleep and by the producer that wakes it; read by every producer.
     private PaddedInt _waiting;
 
-    // The processor of the thread that last woke the worker (written before the Set, read after the wait).
-    private int _wakerProcessor = -1;
+    private readonly ProcessorPlacement _placement = new ProcessorPlacement();
 
     public BlockingWaitStrategy(bool claimIsFullFence)
     {
@@ -119,6 +115,8 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
     }
 
     internal bool IsWorkerWaiting => Volatile.Read(ref _waiting.Value) != 0;
+
+    internal ProcessorPlacement Placement => _placement;
 
     public override void SignalWork()
     {
@@ -137,7 +135,7 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
     {
         if (Interlocked.Exchange(ref _waiting.Value, 0) != 0)
         {
-            Volatile.Write(ref _wakerProcessor, ProcessorPlacement.Current);
+            _placement.KeepOffWaker();
             _wake.Set();
         }
     }
@@ -154,17 +152,17 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
             // Reset before raising the flag: a Set can only come from whoever takes the flag down, so the Set meant for
             // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
             _wake.Reset();
-            Volatile.Write(ref _wakerProcessor, -1);
+            _placement.BeforeSleep();
             Interlocked.Exchange(ref _waiting.Value, 1); // full fence before the re-check
-            bool woken = !work.HasWork && _wake.Wait(SafetyTimeoutMilliseconds);
+            if (!work.HasWork)
+            {
+                _wake.Wait(SafetyTimeoutMilliseconds);
+            }
+
             Interlocked.Exchange(ref _waiting.Value, 0); // woken, timed out or not asleep at all: the flag comes down
+            _placement.AfterWake();
             if (work.HasWork)
             {
-                if (woken)
-                {
-                    ProcessorPlacement.MoveOffIfShared(Volatile.Read(ref _wakerProcessor), work.Backlog);
-                }
-
                 return;
             }
         }
