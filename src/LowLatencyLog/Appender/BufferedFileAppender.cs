@@ -364,14 +364,15 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// <summary>
     /// Rolls at an event boundary: <paramref name="roll"/> is given the action that closes the current file (footer,
     /// buffered events written) and returns the file to open next (truncated, unless <paramref name="append"/> says
-    /// the current file could not be moved away and must keep its events), or null if nothing changed.
+    /// the current file could not be moved away and must keep its events), or null if nothing changed. With
+    /// <paramref name="sameFile"/> (a size roll without backups) the file is truncated through the open handle.
     /// </summary>
-    private protected void Roll(Func<Action, string?> roll, Func<bool> append)
+    private protected void Roll(Func<Action, string?> roll, Func<bool> append, bool sameFile = false)
     {
         string? next;
         try
         {
-            next = roll(() => CloseFile(writeFooter: true));
+            next = roll(() => CloseFile(writeFooter: true, keepStream: sameFile));
         }
         catch (Exception ex)
         {
@@ -379,10 +380,37 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             return;
         }
 
-        if (next != null)
+        if (next == null)
         {
-            CloseStream();
-            Open(next, append: append(), recovering: false);
+            return;
+        }
+
+        Stream? kept = _stream;
+        if (kept != null && sameFile && !append() && string.Equals(next, _path, StringComparison.Ordinal) && IsStillTheFile(kept, next))
+        {
+            // Truncated through the handle we hold. Closing a file that was truncated to zero makes ext4 start writing
+            // it out (its replace-by-truncate safeguard), and truncating it again then waits for that: 6-7 ms per roll of
+            // 10 MB on the project's VM, against 0.6 ms here.
+            DetachStream();
+            Open(next, append: false, recovering: false, reuse: kept);
+            return;
+        }
+
+        CloseStream();
+        Open(next, append: append(), recovering: false);
+    }
+
+    /// <summary>True if <paramref name="path"/> is still the file <paramref name="stream"/> writes (not deleted or
+    /// replaced meanwhile): it exists and has the stream's length.</summary>
+    private bool IsStillTheFile(Stream stream, string path)
+    {
+        try
+        {
+            return stream.CanSeek && FileExists(path) && new FileInfo(path).Length == stream.Length;
+        }
+        catch (Exception)
+        {
+            return false;
         }
     }
 
@@ -690,14 +718,15 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// <param name="path">The file.</param>
     /// <param name="append">False to truncate it.</param>
     /// <param name="recovering">True when opening again after a failure: the header is written only if the file is new.</param>
-    private bool Open(string path, bool append, bool recovering)
+    /// <param name="reuse">An open handle on <paramref name="path"/> to truncate and write on, instead of opening it.</param>
+    private bool Open(string path, bool append, bool recovering, Stream? reuse = null)
     {
         EventBufferWriter writer = _writer!;
         _path = path;
         try
         {
             bool midLine = append && LogFile.EndsMidLine(path, _encoding);
-            Stream stream = OpenStream(path, append);
+            Stream stream = reuse != null ? Truncated(reuse) : OpenStream(path, append);
             try
             {
                 long length = stream.CanSeek ? stream.Length : 0;
@@ -756,7 +785,9 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     }
 
     /// <summary>Writes the footer (if the file is open) and everything buffered, then closes the file.</summary>
-    private void CloseFile(bool writeFooter)
+    /// <param name="writeFooter">Write the layout's footer first.</param>
+    /// <param name="keepStream">Leave the file open if everything was written (a roll that truncates it next).</param>
+    private void CloseFile(bool writeFooter, bool keepStream = false)
     {
         EventBufferWriter? writer = _writer;
         if (writer == null)
@@ -798,17 +829,17 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
                 $"{writer.CompleteLength} buffered byte(s) could not be written to [{_path}] before closing and are lost.", null, ErrorCode.CloseFailure);
         }
 
+        if (keepStream && !_closed && _stream != null && !writer.HasCompleteEvents && !writer.InEvent)
+        {
+            return;
+        }
+
         CloseStream();
     }
 
     private void CloseStream()
     {
-        Stream? stream = _stream;
-        _stream = null;
-        if (_writer != null)
-        {
-            _writer.Stream = null;
-        }
+        Stream? stream = DetachStream();
 
         if (stream == null)
         {
@@ -823,6 +854,26 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         {
             ErrorHandler.Error($"Could not close the file [{_path}].", ex, ErrorCode.CloseFailure);
         }
+    }
+
+    /// <summary>Forgets the file's handle without closing it; returns it.</summary>
+    private Stream? DetachStream()
+    {
+        Stream? stream = _stream;
+        _stream = null;
+        if (_writer != null)
+        {
+            _writer.Stream = null;
+        }
+
+        return stream;
+    }
+
+    private static Stream Truncated(Stream stream)
+    {
+        stream.SetLength(0);
+        stream.Position = 0;
+        return stream;
     }
 
     private void ArmTimer(int dueMs)

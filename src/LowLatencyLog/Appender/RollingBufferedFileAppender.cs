@@ -156,5 +156,5 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     // Apart from the checks above: a lambda that captures a local makes the compiler allocate its closure on entry to
     // the method that declares the local, which was every event.
     private void RollNow(RollingFiles files, bool byDate) =>
-        Roll(byDate ? files.RollOverTime : files.RollOverSize, () => files.CurrentFileStayed);
+        Roll(byDate ? files.RollOverTime : files.RollOverSize, () => files.CurrentFileStayed, sameFile: !byDate && files.SizeRollTruncates);
 }

@@ -206,6 +206,9 @@ internal sealed class RollingFiles
     /// <summary>True if a file holding <paramref name="length"/> bytes must be rolled before the next event.</summary>
     public bool SizeRollDue(long length) => _options.RollSize && length >= _options.MaxFileSize;
 
+    /// <summary>True if a size roll starts the same file again, truncated (no backups, static name).</summary>
+    public bool SizeRollTruncates => _options.MaxSizeRollBackups == 0 && _options.StaticLogFileName;
+
     /// <summary>The size limit, for callers that estimate before counting exactly.</summary>
     public long MaxFileSize => _options.RollSize ? _options.MaxFileSize : long.MaxValue;
 

@@ -275,6 +275,84 @@ public sealed class RollingParityTests
     }
 
     [Test]
+    public void ASizeRollWithoutBackups_TruncatesTheFileThroughTheHandleItHolds()
+    {
+        using var harness = new Log4netHarness("<log4net />");
+        string path = harness.PathOf("app.log");
+        int opens = 0;
+        var errors = new RecordingErrorHandler();
+        RollingBufferedFileAppender appender = NewTruncatingAppender(path, errors, (file, append) =>
+        {
+            opens++;
+            return LowLatencyLog.IO.LogFile.Open(file, append);
+        });
+        for (int i = 0; i < 16; i++)
+        {
+            appender.DoAppend(Event(harness, i));
+        }
+
+        appender.Close();
+        string[] lines = File.ReadAllLines(path);
+        Assert.That(opens, Is.EqualTo(1), "the rolls truncated the open file instead of closing and opening it");
+        Assert.That(lines.First(), Is.EqualTo("[Header]"));
+        Assert.That(lines.Last(), Is.EqualTo("[Footer]"));
+        int[] events = lines.Where(l => l.StartsWith("event ", StringComparison.Ordinal)).Select(l => int.Parse(l.Split(' ')[1])).ToArray();
+        Assert.That(events, Is.Not.Empty.And.Ordered);
+        Assert.That(events.Last(), Is.EqualTo(15));
+        Assert.That(events.First(), Is.GreaterThan(0), "the file was truncated at least once");
+        Assert.That(errors.Errors, Is.Empty);
+    }
+
+    [Test]
+    public void ASizeRollWithoutBackups_AfterTheFileWasDeleted_StartsItAgainAtItsPath()
+    {
+        Assume.That(!OperatingSystem.IsWindows(), "an open file is deleted at once on Unix only");
+        using var harness = new Log4netHarness("<log4net />");
+        string path = harness.PathOf("app.log");
+        int opens = 0;
+        var errors = new RecordingErrorHandler();
+        RollingBufferedFileAppender appender = NewTruncatingAppender(path, errors, (file, append) =>
+        {
+            opens++;
+            return LowLatencyLog.IO.LogFile.Open(file, append);
+        });
+        for (int i = 0; i < 8; i++)
+        {
+            appender.DoAppend(Event(harness, i));
+        }
+
+        File.Delete(path); // a clean-up tool, between two rolls
+        for (int i = 8; i < 16; i++)
+        {
+            appender.DoAppend(Event(harness, i));
+        }
+
+        appender.Close();
+        Assert.That(File.Exists(path), Is.True);
+        Assert.That(File.ReadAllLines(path).Where(l => l.StartsWith("event ", StringComparison.Ordinal)).Last(), Does.StartWith("event 15 "));
+        Assert.That(opens, Is.EqualTo(2), "the roll opened the path again rather than truncating the deleted file");
+    }
+
+    private static RollingBufferedFileAppender NewTruncatingAppender(string path, RecordingErrorHandler errors, Func<string, bool, Stream> open)
+    {
+        var appender = new RollingBufferedFileAppender
+        {
+            File = path,
+            Layout = NewLayout(),
+            RollingStyle = "Size",
+            MaximumFileSize = "1KB",
+            MaxSizeRollBackups = "0",
+            ErrorHandler = errors,
+        };
+        appender.OpenStream = open;
+        appender.ActivateOptions();
+        return appender;
+    }
+
+    private static LoggingEvent Event(Log4netHarness harness, int i) =>
+        new LoggingEvent(typeof(RollingParityTests), harness.Repository, "App", Level.Info, $"event {i} " + new string('x', 200), null);
+
+    [Test]
     public void NoSystemWideMutex_IsCreatedForTheFile()
     {
         using var harness = new Log4netHarness("<log4net />");
