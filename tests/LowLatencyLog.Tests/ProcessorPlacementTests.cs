@@ -1,4 +1,5 @@
 using System;
+using System.Reflection;
 using System.Runtime.InteropServices;
 using System.Threading;
 using LowLatencyLog.Core;
@@ -43,6 +44,8 @@ public sealed class ProcessorPlacementTests
         ulong narrowed = 0;
         var producer = new Thread(() =>
         {
+            ulong here = 1UL << ProcessorPlacement.CurrentProcessor();
+            sched_setaffinity(0, (IntPtr)sizeof(ulong), ref here); // so the processor read below is the one it narrows off
             waker = ProcessorPlacement.CurrentProcessor();
             placement.KeepOffWaker();
             narrowed = Affinity(workerThread);
@@ -65,21 +68,22 @@ public sealed class ProcessorPlacementTests
         AssumeTwoProcessors();
         var strategy = new BlockingWaitStrategy(claimIsFullFence: false);
         var work = new Flag();
-        var ranOn = new int[Rounds];
         var wakers = new int[Rounds];
         ulong before = 0, after = 0;
         using var taken = new SemaphoreSlim(0);
+        using var producerDone = new ManualResetEventSlim(false);
         var worker = new Thread(() =>
         {
             before = Affinity(0);
             for (int i = 0; i < Rounds; i++)
             {
                 strategy.WaitForWork(work);
-                ranOn[i] = ProcessorPlacement.CurrentProcessor();
                 Volatile.Write(ref work.Value, false);
                 taken.Release();
             }
 
+            producerDone.Wait();
+            strategy.Placement.AfterWake(); // what the next wake-up or sleep would do
             after = Affinity(0);
         });
         worker.Start();
@@ -92,11 +96,14 @@ public sealed class ProcessorPlacementTests
             for (int i = 0; i < Rounds; i++)
             {
                 SpinWait.SpinUntil(() => strategy.IsWorkerWaiting);
+                Thread.Sleep(2); // past its last look for work: the worker sleeps, so this wake-up is a real one
                 wakers[i] = ProcessorPlacement.CurrentProcessor();
                 Volatile.Write(ref work.Value, true);
                 strategy.SignalWork();
                 taken.Wait();
             }
+
+            producerDone.Set();
         });
         producer.Start();
         producer.Join();
@@ -104,8 +111,53 @@ public sealed class ProcessorPlacementTests
 
         Assert.That(wakers, Is.All.EqualTo(pinned), "the producer stayed where it was pinned");
         Assert.That(strategy.Placement.Narrowings, Is.EqualTo(Rounds), "each wake-up kept the worker off the producer's processor");
-        Assert.That(ranOn, Has.None.EqualTo(pinned), "so the worker ran elsewhere each time");
         Assert.That(after, Is.EqualTo(before), "nothing stays narrowed");
+    }
+
+    [Test]
+    public void AnAffinityReadWhileAProducerNarrowsTheWorker_IsNotTakenForItsOwn_AndTheNarrowingIsGivenBack()
+    {
+        // A producer that took the flag of an earlier sleep may narrow the worker late, while it already runs again and
+        // goes to sleep once more. The test plays that producer, stopped in the middle of its call.
+        AssumeTwoProcessors();
+        var placement = new ProcessorPlacement();
+        int workerThread = 0;
+        ulong before = 0, published = 0, restored = 0;
+        using var slept = new ManualResetEventSlim(false);
+        using var narrowing = new ManualResetEventSlim(false);
+        using var sleptAgain = new ManualResetEventSlim(false);
+        using var narrowed = new ManualResetEventSlim(false);
+        var worker = new Thread(() =>
+        {
+            workerThread = gettid();
+            before = Affinity(0);
+            placement.BeforeSleep();
+            slept.Set();
+            narrowing.Wait();
+            placement.BeforeSleep(); // reads a narrowed affinity while the producer's call is under way
+            published = placement.Allowed;
+            sleptAgain.Set();
+            narrowed.Wait();
+            placement.AfterWake();
+            restored = Affinity(0);
+        });
+        worker.Start();
+        slept.Wait();
+
+        FieldInfo inFlight = typeof(ProcessorPlacement).GetField("_narrowing", BindingFlags.Instance | BindingFlags.NonPublic)!;
+        FieldInfo flag = typeof(ProcessorPlacement).GetField("_narrowed", BindingFlags.Instance | BindingFlags.NonPublic)!;
+        inFlight.SetValue(placement, 1);
+        ulong others = before & ~(1UL << System.Numerics.BitOperations.TrailingZeroCount(before));
+        Assert.That(sched_setaffinity(workerThread, (IntPtr)sizeof(ulong), ref others), Is.Zero);
+        narrowing.Set();
+        sleptAgain.Wait();
+        flag.SetValue(placement, 1);
+        inFlight.SetValue(placement, 2);
+        narrowed.Set();
+        worker.Join();
+
+        Assert.That(published, Is.EqualTo(before), "what the worker publishes as its own affinity is still everything it had");
+        Assert.That(restored, Is.EqualTo(before), "and the narrowing is given back once the producer's call has ended");
     }
 
     [Test]

@@ -871,9 +871,17 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
     private static Stream Truncated(Stream stream)
     {
-        stream.SetLength(0);
-        stream.Position = 0;
-        return stream;
+        try
+        {
+            stream.SetLength(0);
+            stream.Position = 0;
+            return stream;
+        }
+        catch
+        {
+            stream.Dispose(); // Open reports the failure and retries with a fresh handle
+            throw;
+        }
     }
 
     private void ArmTimer(int dueMs)

@@ -333,6 +333,70 @@ public sealed class RollingParityTests
         Assert.That(opens, Is.EqualTo(2), "the roll opened the path again rather than truncating the deleted file");
     }
 
+    [Test]
+    public void ASizeRollWithoutBackups_WhoseTruncationFails_ClosesThatHandle_ReportsIt_AndWritesOn()
+    {
+        using var harness = new Log4netHarness("<log4net />");
+        string path = harness.PathOf("app.log");
+        var errors = new RecordingErrorHandler();
+        UntruncatableStream? first = null;
+        RollingBufferedFileAppender appender = NewTruncatingAppender(path, errors, (file, append) =>
+        {
+            Stream opened = LowLatencyLog.IO.LogFile.Open(file, append);
+            return first == null ? first = new UntruncatableStream(opened) : opened;
+        });
+        for (int i = 0; i < 16; i++)
+        {
+            appender.DoAppend(Event(harness, i));
+        }
+
+        appender.Close();
+        Assert.That(first!.Disposed, Is.True, "the handle that could not be truncated is closed, not leaked");
+        Assert.That(errors.Errors, Has.Some.Contains("Could not open the file"));
+        Assert.That(File.ReadAllLines(path).Where(l => l.StartsWith("event ", StringComparison.Ordinal)).Last(), Does.StartWith("event 15 "));
+    }
+
+    /// <summary>A file stream whose truncation fails (another process has the file mapped, on Windows).</summary>
+    private sealed class UntruncatableStream : Stream
+    {
+        private readonly Stream _inner;
+
+        public UntruncatableStream(Stream inner) => _inner = inner;
+
+        public bool Disposed { get; private set; }
+
+        public override bool CanRead => false;
+
+        public override bool CanSeek => _inner.CanSeek;
+
+        public override bool CanWrite => _inner.CanWrite;
+
+        public override long Length => _inner.Length;
+
+        public override long Position { get => _inner.Position; set => _inner.Position = value; }
+
+        public override void Flush() => _inner.Flush();
+
+        public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        public override long Seek(long offset, SeekOrigin origin) => _inner.Seek(offset, origin);
+
+        public override void SetLength(long value) => throw new IOException("The file is in use.");
+
+        public override void Write(byte[] buffer, int offset, int count) => _inner.Write(buffer, offset, count);
+
+        protected override void Dispose(bool disposing)
+        {
+            Disposed = true;
+            if (disposing)
+            {
+                _inner.Dispose();
+            }
+
+            base.Dispose(disposing);
+        }
+    }
+
     private static RollingBufferedFileAppender NewTruncatingAppender(string path, RecordingErrorHandler errors, Func<string, bool, Stream> open)
     {
         var appender = new RollingBufferedFileAppender

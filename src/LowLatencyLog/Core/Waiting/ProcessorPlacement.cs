@@ -5,8 +5,8 @@ using System.Threading;
 namespace LowLatencyLog.Core;
 
 /// <summary>
-/// Keeps a sleeping worker from being woken onto the processor of the producer that wakes it (Linux, up to 64
-/// processors). One per wait strategy: the worker publishes its thread and affinity before it sleeps, the waking producer
+/// Keeps a sleeping worker from being woken onto the processor of the producer that wakes it (Linux, a kernel built
+/// for at most 64 processors; with more possible processors the affinity read fails and the mechanism stays off). One per wait strategy: the worker publishes its thread and affinity before it sleeps, the waking producer
 /// takes its own processor out of that affinity before it signals, and the worker allows everything again once it runs.
 /// </summary>
 /// <remarks>
@@ -30,12 +30,17 @@ internal sealed class ProcessorPlacement
     // 1 while the worker runs with a narrowed affinity that it has not given back yet.
     private int _narrowed;
 
+    // Odd while a producer is narrowing the worker: the worker's own affinity read then is not its own to keep.
+    private int _narrowing;
+
     // Wake-ups that narrowed the worker (tests).
     private int _narrowings;
 
     internal bool IsOff => Volatile.Read(ref _workerThread) < 0;
 
     internal int Narrowings => Volatile.Read(ref _narrowings);
+
+    internal ulong Allowed => (ulong)Volatile.Read(ref _allowed);
 
     /// <summary>The calling thread's processor, or -1 where it is not looked at.</summary>
     public static int CurrentProcessor()
@@ -70,17 +75,29 @@ internal sealed class ProcessorPlacement
             AfterWake();
             if (thread == 0)
             {
-                thread = gettid();
+                thread = CurrentThreadId();
+                if (thread <= 0)
+                {
+                    TurnOff();
+                    return;
+                }
             }
 
-            if (thread <= 0 || sched_getaffinity(0, (IntPtr)sizeof(ulong), out ulong mask) != 0)
+            // A producer that took the flag of an earlier sleep may narrow the worker late, while it is awake again:
+            // a mask read during or after that is not the worker's own, so it is kept only if no narrowing overlapped.
+            int before = Volatile.Read(ref _narrowing);
+            if (sched_getaffinity(0, (IntPtr)sizeof(ulong), out ulong mask) != 0)
             {
-                TurnOff(); // more than 64 processors, or no such call
+                TurnOff(); // more than 64 possible processors
                 return;
             }
 
-            Volatile.Write(ref _allowed, (long)mask);
-            Volatile.Write(ref _workerThread, thread);
+            if ((before & 1) == 0 && Volatile.Read(ref _narrowing) == before && Volatile.Read(ref _narrowed) == 0)
+            {
+                Volatile.Write(ref _allowed, (long)mask);
+            }
+
+            Interlocked.CompareExchange(ref _workerThread, thread, 0); // never over a producer's turn-off
         }
         catch (Exception)
         {
@@ -113,13 +130,22 @@ internal sealed class ProcessorPlacement
                 return; // the worker may only run here, or may not run here anyway
             }
 
-            if (sched_setaffinity(thread, (IntPtr)sizeof(ulong), ref others) != 0)
+            Interlocked.Increment(ref _narrowing);
+            try
             {
-                TurnOff();
-                return;
+                if (sched_setaffinity(thread, (IntPtr)sizeof(ulong), ref others) != 0)
+                {
+                    TurnOff();
+                    return;
+                }
+
+                Volatile.Write(ref _narrowed, 1);
+            }
+            finally
+            {
+                Interlocked.Increment(ref _narrowing);
             }
 
-            Volatile.Write(ref _narrowed, 1);
             Interlocked.Increment(ref _narrowings);
         }
         catch (Exception)
@@ -155,8 +181,33 @@ internal sealed class ProcessorPlacement
     [DllImport("libc", SetLastError = true)]
     private static extern int sched_getcpu();
 
+    /// <summary>The calling thread's kernel id: glibc 2.30 and musl 1.2.2 have <c>gettid</c>; older ones only the system
+    /// call, whose number depends on the architecture.</summary>
+    private static int CurrentThreadId()
+    {
+        try
+        {
+            return gettid();
+        }
+        catch (EntryPointNotFoundException)
+        {
+            long number = RuntimeInformation.ProcessArchitecture switch
+            {
+                Architecture.X64 => 186,
+                Architecture.Arm64 => 178,
+                Architecture.X86 => 224,
+                Architecture.Arm => 224,
+                _ => -1,
+            };
+            return number < 0 ? -1 : (int)syscall(number);
+        }
+    }
+
     [DllImport("libc", SetLastError = true)]
     private static extern int gettid();
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern long syscall(long number);
 
     [DllImport("libc", SetLastError = true)]
     private static extern int sched_getaffinity(int pid, IntPtr size, out ulong mask);
