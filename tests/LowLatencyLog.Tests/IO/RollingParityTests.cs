@@ -279,21 +279,13 @@ public sealed class RollingParityTests
     {
         using var harness = new Log4netHarness("<log4net />");
         string path = harness.PathOf("app.log");
-        int opens = 0;
+        var opens = new OpenCounter();
         var errors = new RecordingErrorHandler();
-        RollingBufferedFileAppender appender = NewTruncatingAppender(path, errors, (file, append) =>
-        {
-            opens++;
-            return LowLatencyLog.IO.LogFile.Open(file, append);
-        });
-        for (int i = 0; i < 16; i++)
-        {
-            appender.DoAppend(Event(harness, i));
-        }
-
+        RollingBufferedFileAppender appender = NewSizeAppender(path, backups: "0", errors: errors, open: opens.Open);
+        LogEvents(appender, harness, 0, 16);
         appender.Close();
         string[] lines = File.ReadAllLines(path);
-        Assert.That(opens, Is.EqualTo(1), "the rolls truncated the open file instead of closing and opening it");
+        Assert.That(opens.Count, Is.EqualTo(1), "the rolls truncated the open file instead of closing and opening it");
         Assert.That(lines.First(), Is.EqualTo("[Header]"));
         Assert.That(lines.Last(), Is.EqualTo("[Footer]"));
         int[] events = lines.Where(l => l.StartsWith("event ", StringComparison.Ordinal)).Select(l => int.Parse(l.Split(' ')[1])).ToArray();
@@ -309,28 +301,17 @@ public sealed class RollingParityTests
         Assume.That(!OperatingSystem.IsWindows(), "an open file is deleted at once on Unix only");
         using var harness = new Log4netHarness("<log4net />");
         string path = harness.PathOf("app.log");
-        int opens = 0;
+        var opens = new OpenCounter();
         var errors = new RecordingErrorHandler();
-        RollingBufferedFileAppender appender = NewTruncatingAppender(path, errors, (file, append) =>
-        {
-            opens++;
-            return LowLatencyLog.IO.LogFile.Open(file, append);
-        });
-        for (int i = 0; i < 8; i++)
-        {
-            appender.DoAppend(Event(harness, i));
-        }
-
+        RollingBufferedFileAppender appender = NewSizeAppender(path, backups: "0", errors: errors, open: opens.Open);
+        LogEvents(appender, harness, 0, 8);
         File.Delete(path); // a clean-up tool, between two rolls
-        for (int i = 8; i < 16; i++)
-        {
-            appender.DoAppend(Event(harness, i));
-        }
+        LogEvents(appender, harness, 8, 16);
 
         appender.Close();
         Assert.That(File.Exists(path), Is.True);
         Assert.That(File.ReadAllLines(path).Where(l => l.StartsWith("event ", StringComparison.Ordinal)).Last(), Does.StartWith("event 15 "));
-        Assert.That(opens, Is.EqualTo(2), "the roll opened the path again rather than truncating the deleted file");
+        Assert.That(opens.Count, Is.EqualTo(2), "the roll opened the path again rather than truncating the deleted file");
     }
 
     [Test]
@@ -340,20 +321,28 @@ public sealed class RollingParityTests
         string path = harness.PathOf("app.log");
         var errors = new RecordingErrorHandler();
         UntruncatableStream? first = null;
-        RollingBufferedFileAppender appender = NewTruncatingAppender(path, errors, (file, append) =>
+        RollingBufferedFileAppender appender = NewSizeAppender(path, backups: "0", errors: errors, open: (file, append) =>
         {
             Stream opened = LowLatencyLog.IO.LogFile.Open(file, append);
             return first == null ? first = new UntruncatableStream(opened) : opened;
         });
-        for (int i = 0; i < 16; i++)
-        {
-            appender.DoAppend(Event(harness, i));
-        }
+        LogEvents(appender, harness, 0, 16);
 
         appender.Close();
         Assert.That(first!.Disposed, Is.True, "the handle that could not be truncated is closed, not leaked");
         Assert.That(errors.Errors, Has.Some.Contains("Could not open the file"));
         Assert.That(File.ReadAllLines(path).Where(l => l.StartsWith("event ", StringComparison.Ordinal)).Last(), Does.StartWith("event 15 "));
+    }
+
+    private sealed class OpenCounter
+    {
+        public int Count { get; private set; }
+
+        public Stream Open(string file, bool append)
+        {
+            Count++;
+            return LowLatencyLog.IO.LogFile.Open(file, append);
+        }
     }
 
     /// <summary>A file stream whose truncation fails (another process has the file mapped, on Windows).</summary>
@@ -397,20 +386,12 @@ public sealed class RollingParityTests
         }
     }
 
-    private static RollingBufferedFileAppender NewTruncatingAppender(string path, RecordingErrorHandler errors, Func<string, bool, Stream> open)
+    private static void LogEvents(RollingBufferedFileAppender appender, Log4netHarness harness, int from, int to)
     {
-        var appender = new RollingBufferedFileAppender
+        for (int i = from; i < to; i++)
         {
-            File = path,
-            Layout = NewLayout(),
-            RollingStyle = "Size",
-            MaximumFileSize = "1KB",
-            MaxSizeRollBackups = "0",
-            ErrorHandler = errors,
-        };
-        appender.OpenStream = open;
-        appender.ActivateOptions();
-        return appender;
+            appender.DoAppend(Event(harness, i));
+        }
     }
 
     private static LoggingEvent Event(Log4netHarness harness, int i) =>
@@ -427,7 +408,8 @@ public sealed class RollingParityTests
         appender.Close();
     }
 
-    private static RollingBufferedFileAppender NewSizeAppender(string path, FakeClock clock)
+    private static RollingBufferedFileAppender NewSizeAppender(
+        string path, FakeClock? clock = null, string backups = "-1", RecordingErrorHandler? errors = null, Func<string, bool, Stream>? open = null)
     {
         var appender = new RollingBufferedFileAppender
         {
@@ -435,9 +417,23 @@ public sealed class RollingParityTests
             Layout = NewLayout(),
             RollingStyle = "Size",
             MaximumFileSize = "1KB",
-            MaxSizeRollBackups = "-1",
-            Clock = clock,
+            MaxSizeRollBackups = backups,
         };
+        if (clock != null)
+        {
+            appender.Clock = clock;
+        }
+
+        if (errors != null)
+        {
+            appender.ErrorHandler = errors;
+        }
+
+        if (open != null)
+        {
+            appender.OpenStream = open;
+        }
+
         appender.ActivateOptions();
         return appender;
     }
