@@ -279,9 +279,7 @@ public sealed class RollingParityTests
     {
         using var harness = new Log4netHarness("<log4net />");
         string path = harness.PathOf("app.log");
-        var opens = new OpenCounter();
-        var errors = new RecordingErrorHandler();
-        RollingBufferedFileAppender appender = NewSizeAppender(path, backups: "0", errors: errors, open: opens.Open);
+        var (appender, opens, errors) = NewCountingTruncatingAppender(path);
         LogEvents(appender, harness, 0, 16);
         appender.Close();
         string[] lines = File.ReadAllLines(path);
@@ -301,9 +299,7 @@ public sealed class RollingParityTests
         Assume.That(!OperatingSystem.IsWindows(), "an open file is deleted at once on Unix only");
         using var harness = new Log4netHarness("<log4net />");
         string path = harness.PathOf("app.log");
-        var opens = new OpenCounter();
-        var errors = new RecordingErrorHandler();
-        RollingBufferedFileAppender appender = NewSizeAppender(path, backups: "0", errors: errors, open: opens.Open);
+        var (appender, opens, errors) = NewCountingTruncatingAppender(path);
         LogEvents(appender, harness, 0, 8);
         File.Delete(path); // a clean-up tool, between two rolls
         LogEvents(appender, harness, 8, 16);
@@ -384,6 +380,14 @@ public sealed class RollingParityTests
 
             base.Dispose(disposing);
         }
+    }
+
+    /// <summary>A size appender without backups whose file opens are counted.</summary>
+    private static (RollingBufferedFileAppender Appender, OpenCounter Opens, RecordingErrorHandler Errors) NewCountingTruncatingAppender(string path)
+    {
+        var opens = new OpenCounter();
+        var errors = new RecordingErrorHandler();
+        return (NewSizeAppender(path, backups: "0", errors: errors, open: opens.Open), opens, errors);
     }
 
     private static void LogEvents(RollingBufferedFileAppender appender, Log4netHarness harness, int from, int to)

@@ -6,8 +6,9 @@ namespace LowLatencyLog.Core;
 
 /// <summary>
 /// Keeps a sleeping worker from being woken onto the processor of the producer that wakes it (Linux, a kernel built
-/// for at most 64 processors; with more possible processors the affinity read fails and the mechanism stays off). One per wait strategy: the worker publishes its thread and affinity before it sleeps, the waking producer
-/// takes its own processor out of that affinity before it signals, and the worker allows everything again once it runs.
+/// for at most 64 processors; with more possible processors the affinity read fails and the mechanism stays off). One
+/// per wait strategy: the worker publishes its thread and affinity before it sleeps, the waking producer takes its own
+/// processor out of that affinity before it signals, and the worker allows everything again once it runs.
 /// </summary>
 /// <remarks>
 /// Linux places a woken thread on its waker's processor when the other processors are busy at that instant, and may
