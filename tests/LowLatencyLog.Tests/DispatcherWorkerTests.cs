@@ -79,6 +79,7 @@ public sealed class DispatcherWorkerTests
                 int phase = i % 8;
                 if (phase == 7)
                 {
+                    // Only Blocking parks at once; Adaptive parks after a second idle (its own tests below).
                     SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting || strategy != WaitStrategyKind.Blocking, LongTimeout);
                 }
                 else
@@ -91,6 +92,67 @@ public sealed class DispatcherWorkerTests
             }
 
             Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, roundTrips)));
+        }
+        finally
+        {
+            dispatcher.Close(LongTimeout);
+        }
+    }
+
+    /// <summary>
+    /// Behaviour 13: with the default wait, a producer that keeps logging (here every 2 ms, far below the parking
+    /// threshold) never has to wake the worker; once the worker has been idle past the threshold it parks, and the next
+    /// event wakes it once and is delivered.
+    /// </summary>
+    [Test]
+    public void AdaptiveWait_APacedProducerNeverWakesTheWorker_AnIdleWorkerParksAndTheNextEventWakesItOnce()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = new AsyncDispatcher<TestEvent>("paced", _kind.Factory, 64, sink, OverflowAction.Block, 16, WaitStrategyKind.Adaptive);
+        dispatcher.Start();
+        try
+        {
+            const int events = 200;
+            for (int i = 0; i < events; i++)
+            {
+                Assert.That(dispatcher.Enqueue(new TestEvent(0, i), true), Is.True);
+                Thread.Sleep(2);
+            }
+
+            sink.WaitUntilCount(events);
+            Assert.That(dispatcher.Wait.WakeUps, Is.EqualTo(0), "no event had to wake the worker");
+
+            Assert.That(SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting, LongTimeout), Is.True, "the idle worker parks");
+            Assert.That(dispatcher.Enqueue(new TestEvent(0, events), true), Is.True);
+            sink.WaitUntilCount(events + 1);
+            Assert.That(dispatcher.Wait.WakeUps, Is.EqualTo(1), "the first event after the park woke it, once");
+            Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, events + 1)));
+        }
+        finally
+        {
+            dispatcher.Close(LongTimeout);
+        }
+    }
+
+    /// <summary><c>Blocking</c> parks as soon as it runs dry, so the same paced producer wakes it (the cost it documents).</summary>
+    [Test]
+    public void BlockingWait_APacedProducerWakesTheWorker_AndEveryEventArrives()
+    {
+        var sink = new RecordingSink();
+        var dispatcher = new AsyncDispatcher<TestEvent>("paced-blocking", _kind.Factory, 64, sink, OverflowAction.Block, 16, WaitStrategyKind.Blocking);
+        dispatcher.Start();
+        try
+        {
+            const int events = 100;
+            for (int i = 0; i < events; i++)
+            {
+                SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting, LongTimeout);
+                Assert.That(dispatcher.Enqueue(new TestEvent(0, i), true), Is.True);
+                sink.WaitUntilCount(i + 1);
+            }
+
+            Assert.That(dispatcher.Wait.WakeUps, Is.EqualTo(events), "each event found the worker parked and woke it");
+            Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, events)));
         }
         finally
         {
@@ -178,7 +240,7 @@ public sealed class EngineInvariantTests
         var wait = new BlockingWaitStrategy(claimIsFullFence: true);
         var work = new Flag();
         Task waiting = Task.Run(() => wait.WaitForWork(work));
-        Assert.That(SpinWait.SpinUntil(() => wait.IsWorkerWaiting, 30_000), Is.True);
+        Assert.That(SpinWait.SpinUntil(() => wait.IsWorkerParked, 30_000), Is.True);
         Volatile.Write(ref work.Value, true); // no SignalWork, no Wake
         Assert.That(waiting.Wait(30_000), Is.True, "the bounded sleep notices the work by itself");
     }
@@ -192,11 +254,11 @@ public sealed class EngineInvariantTests
         {
             Volatile.Write(ref work.Value, false);
             Task waiting = Task.Run(() => wait.WaitForWork(work));
-            Assert.That(SpinWait.SpinUntil(() => wait.IsWorkerWaiting, 30_000), Is.True);
+            Assert.That(SpinWait.SpinUntil(() => wait.IsWorkerParked, 30_000), Is.True);
             Volatile.Write(ref work.Value, true);
             wait.SignalWork();
             Assert.That(waiting.Wait(30_000), Is.True);
-            Assert.That(wait.IsWorkerWaiting, Is.False);
+            Assert.That(wait.IsWorkerParked, Is.False);
         }
     }
 

@@ -11,11 +11,12 @@ namespace LowLatencyLog.Appender;
 /// </summary>
 internal sealed class AsyncAppenderSettings
 {
-    public const int DefaultBufferSize = 65536;
+    public const int DefaultBufferSize = 8192;
     public const int MaxBufferSize = 1 << 24;
     public const int DefaultShutdownTimeout = 5000;
     public const OverflowAction DefaultOverflow = OverflowAction.Block;
     public const string DefaultFix = "Auto";
+    public const WaitStrategyKind DefaultWaitStrategy = WaitStrategyKind.Adaptive;
     public static readonly Level DefaultDiscardThreshold = Level.Info;
 
     public int BufferSize { get; private set; } = DefaultBufferSize;
@@ -29,8 +30,10 @@ internal sealed class AsyncAppenderSettings
 
     public int ShutdownTimeout { get; private set; } = DefaultShutdownTimeout;
 
+    public WaitStrategyKind WaitStrategy { get; private set; } = DefaultWaitStrategy;
+
     public static AsyncAppenderSettings Read(
-        string? bufferSize, string? overflow, string? discardThreshold, string? fix, string? shutdownTimeout,
+        string? bufferSize, string? overflow, string? discardThreshold, string? fix, string? shutdownTimeout, string? waitStrategy,
         bool supportsGrow, bool bufferSizePowerOfTwo, Action<string> reportError)
     {
         var settings = new AsyncAppenderSettings
@@ -42,6 +45,7 @@ internal sealed class AsyncAppenderSettings
             DiscardThreshold = ReadLevel(discardThreshold, reportError),
             Fix = ReadFix(fix, reportError),
             ShutdownTimeout = SettingReader.Integer("shutdownTimeout", shutdownTimeout, DefaultShutdownTimeout, 0, int.MaxValue, reportError),
+            WaitStrategy = SettingReader.Name("waitStrategy", waitStrategy, DefaultWaitStrategy, reportError),
         };
         return settings;
     }

@@ -109,7 +109,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     }
 
     /// <summary>Capacity of the buffer between the calling threads and the worker, in events (setting <c>bufferSize</c>).</summary>
-    /// <remarks>Default: 65536. A whole number from 1 to 16777216. The bounded queue rounds it up to a power of two.</remarks>
+    /// <remarks>Default: 8192. A whole number from 1 to 16777216. The bounded queue rounds it up to a power of two.</remarks>
     public string? BufferSize { get; set; }
 
     /// <summary>What a calling thread does when the buffer is full (setting <c>overflow</c>): <c>Block</c> (wait for
@@ -142,6 +142,16 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     /// has about 2 seconds in total.</remarks>
     public string? ShutdownTimeout { get; set; }
 
+    /// <summary>How the worker waits for events when the buffer is empty (setting <c>waitStrategy</c>): <c>Adaptive</c>
+    /// (polls every 1 to 3 ms and parks after a second without events: calling threads never pay a wake-up while the
+    /// application keeps logging, only the first call after a second of silence does), <c>Blocking</c> (parks as soon as
+    /// the buffer is empty: no CPU while idle, but the calling thread that finds it parked pays the wake-up, a system
+    /// call of a few microseconds), <c>Sleeping</c> (yields, then sleeps a millisecond at a time, never parks),
+    /// <c>Yielding</c> (yields in a loop: low latency, a busy core while idle) or <c>BusySpin</c> (spins: the lowest
+    /// latency, a whole core always).</summary>
+    /// <remarks>Default: <c>Adaptive</c>.</remarks>
+    public string? WaitStrategy { get; set; }
+
     /// <summary>Events dropped because the buffer was full (<c>overflow=Discard</c>, or an event a child logged from the
     /// worker thread that found the buffer full). Each catch-up is also reported to the children as one
     /// <c>WARN</c> event.</summary>
@@ -161,6 +171,9 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     internal FixFlags CaptureFlags => _capture;
 
     internal int WorkerBufferSize => _settings?.BufferSize ?? 0;
+
+    /// <summary>The worker's wait strategy, once activated (its wake-up count is what tests read).</summary>
+    internal WaitStrategy? WorkerWait => Running?.Wait;
 
     internal System.Threading.Thread? WorkerThread => _dispatcher?.WorkerThread;
 
@@ -199,9 +212,6 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     /// <summary>The queue this appender runs on, created at activation.</summary>
     private protected abstract IQueueFactory CreateQueueFactory(Action<string> reportError);
-
-    /// <summary>How the worker waits for events; read after <see cref="CreateQueueFactory"/>, which may set it.</summary>
-    private protected virtual WaitStrategyKind WorkerWaitStrategy => WaitStrategyKind.Blocking;
 
     /// <summary>Reads the settings, resolves <see cref="Fix"/>, and starts the worker. Events appended before this call
     /// are delivered first. Never throws: problems go to log4net's internal log.</summary>
@@ -523,7 +533,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             Action<string> reportError = message => LogLog.Error(GetType(), $"Appender [{Name}]: {message}");
             IQueueFactory queueFactory = CreateQueueFactory(reportError);
             AsyncAppenderSettings settings = AsyncAppenderSettings.Read(
-                BufferSize, Overflow, DiscardThreshold, Fix, ShutdownTimeout, queueFactory.SupportsGrow, queueFactory.RequiresPowerOfTwo, reportError);
+                BufferSize, Overflow, DiscardThreshold, Fix, ShutdownTimeout, WaitStrategy, queueFactory.SupportsGrow, queueFactory.RequiresPowerOfTwo, reportError);
             if (_children.Length == 0)
             {
                 LogLog.Error(GetType(), $"Appender [{Name}] has no appender to forward to: add at least one <appender-ref ref=\"...\"/>. Events it receives are dropped until one is attached.");
@@ -556,7 +566,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             new ChildrenSink(this),
             settings.Overflow,
             MaxBatchSize,
-            WorkerWaitStrategy,
+            settings.WaitStrategy,
             settings.ShutdownTimeout);
 
     /// <summary>

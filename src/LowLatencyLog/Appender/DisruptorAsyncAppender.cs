@@ -12,8 +12,7 @@ namespace LowLatencyLog.Appender;
 /// Configure it in front of existing appenders:
 /// <code>
 /// &lt;appender name="async" type="LowLatencyLog.Appender.DisruptorAsyncAppender, LowLatencyLog"&gt;
-///   &lt;bufferSize value="65536" /&gt;
-///   &lt;waitStrategy value="Blocking" /&gt;
+///   &lt;bufferSize value="8192" /&gt;
 ///   &lt;producerType value="Multi" /&gt;
 ///   &lt;appender-ref ref="file" /&gt;
 /// &lt;/appender&gt;
@@ -24,19 +23,10 @@ namespace LowLatencyLog.Appender;
 /// </remarks>
 public sealed class DisruptorAsyncAppender : AsyncForwardingAppender
 {
-    private WaitStrategyKind _waitStrategy = WaitStrategyKind.Blocking;
-
     /// <summary>Creates the appender; log4net calls this when it reads the configuration.</summary>
     public DisruptorAsyncAppender()
     {
     }
-
-    /// <summary>How the worker waits for events when the ring is empty (setting <c>waitStrategy</c>): <c>Blocking</c>
-    /// (sleeps until a calling thread signals; no CPU while idle), <c>Sleeping</c> (yields, then sleeps a millisecond at
-    /// a time; nothing asked of calling threads, up to about 1 ms of extra latency), <c>Yielding</c> (yields in a loop:
-    /// low latency, a busy core while idle) or <c>BusySpin</c> (spins: the lowest latency, a whole core always).</summary>
-    /// <remarks>Default: <c>Blocking</c>.</remarks>
-    public string? WaitStrategy { get; set; }
 
     /// <summary>How calling threads claim slots (setting <c>producerType</c>): <c>Multi</c> (any number of threads) or
     /// <c>Single</c> (one thread only, without interlocked operations). With <c>Single</c>, a second thread that logs
@@ -45,11 +35,8 @@ public sealed class DisruptorAsyncAppender : AsyncForwardingAppender
     /// <remarks>Default: <c>Multi</c>.</remarks>
     public string? ProducerType { get; set; }
 
-    private protected override WaitStrategyKind WorkerWaitStrategy => _waitStrategy;
-
     private protected override IQueueFactory CreateQueueFactory(Action<string> reportError)
     {
-        _waitStrategy = SettingReader.Name("waitStrategy", WaitStrategy, WaitStrategyKind.Blocking, reportError);
         Core.ProducerType producerType = SettingReader.Name("producerType", ProducerType, Core.ProducerType.Multi, reportError);
         return new DisruptorQueueFactory(producerType, reportError);
     }

@@ -130,7 +130,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
     internal WaitStrategy Wait => _wait;
 
-    internal bool IsWorkerWaiting => _wait is BlockingWaitStrategy blocking && blocking.IsWorkerWaiting;
+    internal bool IsWorkerWaiting => _wait.IsWorkerParked;
 
     private bool Abandoned => Volatile.Read(ref _abandoned) != 0;
 

@@ -4,6 +4,7 @@ using log4net;
 using log4net.Core;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Tests.Support;
+using LowLatencyLog.Core;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Appender;
@@ -33,6 +34,8 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
     [TestCase("fix", "", "Auto")]
     [TestCase("shutdownTimeout", "soon", "whole number")]
     [TestCase("shutdownTimeout", "-1", "whole number")]
+    [TestCase("waitStrategy", "Spinning", "one of Adaptive, Blocking, Sleeping, Yielding, BusySpin")]
+    [TestCase("waitStrategy", "", "one of Adaptive, Blocking, Sleeping, Yielding, BusySpin")]
     public void BadValue_ClearInternalErrorAndTheAppenderStillLogsWithTheDefault(string setting, string value, string accepted)
     {
         var harness = Configure($@"<{setting} value=""{value}"" />");
@@ -48,8 +51,33 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(Child(harness).Lines, Is.EqualTo(new[] { "still logging" }));
         if (setting == "bufferSize")
         {
-            Assert.That(async.WorkerBufferSize, Is.EqualTo(65536));
+            Assert.That(async.WorkerBufferSize, Is.EqualTo(8192));
         }
+
+        if (setting == "waitStrategy")
+        {
+            Assert.That(async.WorkerWait, Is.InstanceOf<AdaptiveWaitStrategy>());
+        }
+    }
+
+    [TestCase("Adaptive", typeof(AdaptiveWaitStrategy))]
+    [TestCase("blocking", typeof(BlockingWaitStrategy))]
+    [TestCase("Sleeping", typeof(SleepingWaitStrategy))]
+    [TestCase("Yielding", typeof(YieldingWaitStrategy))]
+    [TestCase("BusySpin", typeof(BusySpinWaitStrategy))]
+    public void WaitStrategy_EveryValue_TakesEffectWithoutError(string value, System.Type expected)
+    {
+        var harness = Configure($@"<waitStrategy value=""{value}"" /><bufferSize value=""8"" />");
+        for (int i = 0; i < 100; i++)
+        {
+            harness.Logger().Info("e" + i);
+        }
+
+        AsyncForwardingAppender async = Async(harness);
+        Assert.That(async.Flush(10_000), Is.True);
+        Assert.That(harness.InternalErrors, Is.Empty);
+        Assert.That(Child(harness).Count, Is.EqualTo(100));
+        Assert.That(async.WorkerWait, Is.InstanceOf(expected));
     }
 
     [TestCase("Block")]

@@ -1,12 +1,20 @@
 using System;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace LowLatencyLog.Core;
 
-/// <summary>How the worker waits for events (the Disruptor appender's <c>waitStrategy</c> setting).</summary>
+/// <summary>How the worker waits for events (the async appenders' <c>waitStrategy</c> setting).</summary>
 internal enum WaitStrategyKind
 {
-    /// <summary>Spin for a few microseconds, then sleep on an event until a producer signals. No idle CPU.</summary>
+    /// <summary>Spin briefly, then poll on a timer with a growing interval (1 to 3 ms); park after a second without
+    /// events. Calling threads never wake the worker while the application keeps logging; only the first call after a
+    /// park pays one wake-up. The default.</summary>
+    Adaptive,
+
+    /// <summary>Spin for a few microseconds, then sleep on an event until a producer signals. No idle CPU; the calling
+    /// thread that finds the worker asleep pays the wake-up (a system call).</summary>
     Blocking,
 
     /// <summary>Spin, then yield, then sleep a millisecond at a time. No producer signal; about 1 ms extra latency.</summary>
@@ -31,9 +39,10 @@ internal interface IWorkSignal
 /// what a producer does after it has published an item so that a waiting worker wakes up.
 /// </summary>
 /// <remarks>
-/// Only <see cref="BlockingWaitStrategy"/> puts the worker to sleep, so only it needs anything from producers; the
-/// others poll and give producers nothing to do. <see cref="WaitForWork"/> returns only once
-/// <see cref="IWorkSignal.HasWork"/> is true, so the worker's loop never re-enters the spin phase while it stays idle.
+/// Only a strategy that parks the worker (<see cref="BlockingWaitStrategy"/>, and <see cref="AdaptiveWaitStrategy"/>
+/// after a long idle spell) needs anything from producers; the others poll and give producers nothing to do.
+/// <see cref="WaitForWork"/> returns only once <see cref="IWorkSignal.HasWork"/> is true, so the worker's loop never
+/// re-enters the spin phase while it stays idle.
 /// </remarks>
 internal abstract class WaitStrategy
 {
@@ -46,9 +55,16 @@ internal abstract class WaitStrategy
     /// <summary>Worker only: it found nothing to do. Returns once <paramref name="work"/> has work.</summary>
     public abstract void WaitForWork(IWorkSignal work);
 
+    /// <summary>How many times a caller (producer, flush or close) had to wake a parked worker: a system call each.</summary>
+    public virtual long WakeUps => 0;
+
+    /// <summary>Whether the worker is parked, waiting for a producer's signal (tests and diagnostics).</summary>
+    public virtual bool IsWorkerParked => false;
+
     /// <summary>Creates the strategy for a queue whose claim is (or is not) a full fence.</summary>
     public static WaitStrategy Create(WaitStrategyKind kind, bool claimIsFullFence) => kind switch
     {
+        WaitStrategyKind.Adaptive => new AdaptiveWaitStrategy(claimIsFullFence),
         WaitStrategyKind.Blocking => new BlockingWaitStrategy(claimIsFullFence),
         WaitStrategyKind.Sleeping => new SleepingWaitStrategy(),
         WaitStrategyKind.Yielding => new YieldingWaitStrategy(),
@@ -57,9 +73,9 @@ internal abstract class WaitStrategy
     };
 
     /// <summary>
-    /// The short spin every strategy starts with: the <see cref="SpinWait"/> iterations before it would yield. Measured
-    /// on the project's 2-core VM (.NET 10): about 5–10 µs in all (see docs/benchmarks.md, "Idle CPU"). Long enough to
-    /// catch the next event of a burst, short enough that an evenly paced application does not keep a core busy.
+    /// The short spin every strategy starts with: the <see cref="SpinWait"/> iterations before it would yield (a few
+    /// microseconds). Long enough to catch the next event of a burst, short enough that an evenly paced application
+    /// does not keep a core busy.
     /// </summary>
     /// <returns>True if work appeared during the spin.</returns>
     protected static bool SpinBriefly(IWorkSignal work)
@@ -80,65 +96,159 @@ internal abstract class WaitStrategy
 }
 
 /// <summary>
-/// Spins briefly, then sleeps on an event until a producer signals. The default: no idle CPU, and a producer pays
-/// one plain read of a flag (plus a full fence when the queue's claim is not one) while the worker is busy.
+/// A worker parked on an event until a producer signals: the handshake shared by <see cref="BlockingWaitStrategy"/> and
+/// <see cref="AdaptiveWaitStrategy"/>.
 /// </summary>
 /// <remarks>
-/// <para><b>The handshake</b> (a Dekker-style store-then-load on each side): the worker sets <c>_waiting</c> with an
+/// <para><b>The handshake</b> (a Dekker-style store-then-load on each side): the worker sets <c>_parked</c> with an
 /// interlocked exchange (a full fence) and then checks <see cref="IWorkSignal.HasWork"/> once more before it sleeps.
 /// A producer publishes its item, makes sure that store is ordered before its next load (the queue's interlocked claim
-/// already is a full fence; otherwise <see cref="Thread.MemoryBarrier"/>), and then reads <c>_waiting</c>. Of the two
+/// already is a full fence; otherwise <see cref="Thread.MemoryBarrier"/>), and then reads <c>_parked</c>. Of the two
 /// fenced stores one comes first, so either the worker's re-check sees the item or the producer sees the flag and
 /// sets the event. Whoever exchanges the flag from 1 to 0 sets it, so there is at most one set per sleep.</para>
 /// <para>The sleep has a timeout all the same (<see cref="SafetyTimeoutMilliseconds"/>): should the protocol ever slip
 /// (a queue that breaks its fence promise), that costs latency, never an event.</para>
 /// </remarks>
-internal sealed class BlockingWaitStrategy : WaitStrategy
+internal sealed class Parking
 {
     /// <summary>A safety net only: the handshake does the waking.</summary>
     internal const int SafetyTimeoutMilliseconds = 100;
 
     private readonly bool _fenceBeforeSignal;
 
-    // Spin count 0: the strategy has just spun; SemaphoreSlim and a default ManualResetEventSlim would spin again
-    // (tens of microseconds per idle period, measured) before they block.
+    // Spin count 0: the strategies have just spun; SemaphoreSlim and a default ManualResetEventSlim would spin again
+    // before they block.
     private readonly ManualResetEventSlim _wake = new ManualResetEventSlim(false, 0);
 
-    // Written by the worker when it goes to sleep and by the producer that wakes it; read by every producer.
-    private PaddedInt _waiting;
+    // Written by the worker when it parks and by whoever wakes it; read by every producer.
+    private PaddedInt _parked;
 
-    private readonly ProcessorPlacement _placement = new ProcessorPlacement();
+    private long _wakeUps;
 
-    public BlockingWaitStrategy(bool claimIsFullFence)
+    public Parking(bool claimIsFullFence)
     {
         _fenceBeforeSignal = !claimIsFullFence;
     }
 
-    internal bool IsWorkerWaiting => Volatile.Read(ref _waiting.Value) != 0;
+    public bool IsParked => Volatile.Read(ref _parked.Value) != 0;
 
-    internal ProcessorPlacement Placement => _placement;
+    public long WakeUps => Interlocked.Read(ref _wakeUps);
 
-    public override void SignalWork()
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void SignalWork()
     {
         if (_fenceBeforeSignal)
         {
             Thread.MemoryBarrier(); // the publication is visible before we read the flag (pairs with the worker's exchange)
         }
 
-        if (Volatile.Read(ref _waiting.Value) != 0)
+        if (Volatile.Read(ref _parked.Value) != 0)
         {
             Wake();
         }
     }
 
-    public override void Wake()
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public void Wake()
     {
-        if (Interlocked.Exchange(ref _waiting.Value, 0) != 0)
+        if (Interlocked.Exchange(ref _parked.Value, 0) != 0)
         {
-            _placement.KeepOffWaker();
+            Interlocked.Increment(ref _wakeUps);
             _wake.Set();
         }
     }
+
+    /// <summary>Worker only. Returns once <paramref name="work"/> has work.</summary>
+    public void Park(IWorkSignal work)
+    {
+        while (true)
+        {
+            // Reset before raising the flag: a Set can only come from whoever takes the flag down, so the Set meant for
+            // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
+            _wake.Reset();
+            Interlocked.Exchange(ref _parked.Value, 1); // full fence before the re-check
+            if (!work.HasWork)
+            {
+                _wake.Wait(SafetyTimeoutMilliseconds);
+            }
+
+            Interlocked.Exchange(ref _parked.Value, 0); // woken, timed out or not asleep at all: the flag comes down
+            if (work.HasWork)
+            {
+                return;
+            }
+        }
+    }
+}
+
+/// <summary>
+/// Spins briefly, then parks until a producer signals: no idle CPU, and the producer that finds the worker parked
+/// pays the wake-up (a system call, a few microseconds). A producer pays one plain read of a flag (plus a full fence
+/// when the queue's claim is not one) while the worker is busy.
+/// </summary>
+internal sealed class BlockingWaitStrategy : WaitStrategy
+{
+    private readonly Parking _parking;
+
+    public BlockingWaitStrategy(bool claimIsFullFence)
+    {
+        _parking = new Parking(claimIsFullFence);
+    }
+
+    public override long WakeUps => _parking.WakeUps;
+
+    public override bool IsWorkerParked => _parking.IsParked;
+
+    public override void SignalWork() => _parking.SignalWork();
+
+    public override void Wake() => _parking.Wake();
+
+    public override void WaitForWork(IWorkSignal work)
+    {
+        if (!SpinBriefly(work))
+        {
+            _parking.Park(work);
+        }
+    }
+}
+
+/// <summary>
+/// The default. Spins briefly, then sleeps on a timer and looks again, with an interval that grows from 1 ms to
+/// <see cref="LongestPollMilliseconds"/> while nothing comes; after <see cref="ParkAfterMilliseconds"/> without
+/// events it parks like <see cref="BlockingWaitStrategy"/>.
+/// </summary>
+/// <remarks>
+/// While the application keeps logging, even a few events a second, the worker wakes on its own timer, so no calling
+/// thread ever makes a system call to wake it: a producer reads one flag that stays down. An event waits at most one
+/// poll interval before the worker takes it; a batch builds up meanwhile, so at moderate rates the worker writes
+/// (and flushes) once per interval instead of once per event. Only the first event after a second of silence finds
+/// the worker parked and pays one wake-up.
+/// </remarks>
+internal sealed class AdaptiveWaitStrategy : WaitStrategy
+{
+    /// <summary>Idle this long, the worker parks and the next event pays one wake-up.</summary>
+    internal const int ParkAfterMilliseconds = 1000;
+
+    /// <summary>The longest poll interval: the most an event waits for a worker that is polling.</summary>
+    internal const int LongestPollMilliseconds = 3;
+
+    /// <summary>Empty polls at each interval before it grows by a millisecond.</summary>
+    private const int PollsPerStep = 8;
+
+    private readonly Parking _parking;
+
+    public AdaptiveWaitStrategy(bool claimIsFullFence)
+    {
+        _parking = new Parking(claimIsFullFence);
+    }
+
+    public override long WakeUps => _parking.WakeUps;
+
+    public override bool IsWorkerParked => _parking.IsParked;
+
+    public override void SignalWork() => _parking.SignalWork();
+
+    public override void Wake() => _parking.Wake();
 
     public override void WaitForWork(IWorkSignal work)
     {
@@ -147,23 +257,23 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
             return;
         }
 
-        while (true)
+        long idleSince = Stopwatch.GetTimestamp();
+        long parkAfter = Stopwatch.Frequency * ParkAfterMilliseconds / 1000;
+        int interval = 1;
+        int polls = 0;
+        while (!work.HasWork)
         {
-            // Reset before raising the flag: a Set can only come from whoever takes the flag down, so the Set meant for
-            // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
-            _wake.Reset();
-            _placement.BeforeSleep();
-            Interlocked.Exchange(ref _waiting.Value, 1); // full fence before the re-check
-            if (!work.HasWork)
+            if (Stopwatch.GetTimestamp() - idleSince >= parkAfter)
             {
-                _wake.Wait(SafetyTimeoutMilliseconds);
+                _parking.Park(work);
+                return;
             }
 
-            Interlocked.Exchange(ref _waiting.Value, 0); // woken, timed out or not asleep at all: the flag comes down
-            _placement.AfterWake();
-            if (work.HasWork)
+            Thread.Sleep(interval);
+            if (++polls == PollsPerStep && interval < LongestPollMilliseconds)
             {
-                return;
+                interval++;
+                polls = 0;
             }
         }
     }
