@@ -34,8 +34,9 @@ namespace LowLatencyLog.Appender;
 /// </remarks>
 public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable, IAsyncAppenderHost
 {
-    /// <summary>Events logged before activation that are kept for delivery (log4net 3.5 may append before it activates).</summary>
-    private const int EarlyLimit = AsyncAppenderSettings.DefaultBufferSize;
+    /// <summary>Events logged before activation that are kept for delivery (log4net 3.5 may append before it activates,
+    /// and on a reconfiguration the application's threads keep logging meanwhile).</summary>
+    internal const int EarlyLimit = 65536;
     private const int MaxBatchSize = 1024;
 
     /// <summary>What is captured before activation, when the children's needs are not known yet: everything but the
@@ -245,7 +246,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                 return;
             }
 
-            CapturedEvent captured = CapturedEvent.Capture(loggingEvent, _capture);
+            // The item may refer to this thread's formatting buffer: it goes straight into the queue, which copies it.
+            CapturedEvent captured = CapturedEvent.CaptureForQueue(loggingEvent, _capture);
             dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
         }
         catch (Exception e)

@@ -1,5 +1,6 @@
 using System;
 using System.Runtime.CompilerServices;
+using System.Text;
 using log4net.Core;
 using log4net.Repository;
 using log4net.Util;
@@ -27,15 +28,36 @@ internal readonly struct CapturedEvent
     public readonly string? LoggerName;
     public readonly ILoggerRepository? Repository;
     public readonly DateTime TimeStampUtc;
+
+    /// <summary>The message as a string: in a producer's item, any string message; in a slot, only one longer than
+    /// <see cref="MessageText.MaxLength"/> (shorter ones are copied into <see cref="Text"/>).</summary>
     public readonly string? Message;
+
+    /// <summary>Slots only: the storage the slot owns for the message text (set when <see cref="MessageText.IsSet"/>),
+    /// kept with the slot from one event to the next.</summary>
+    public readonly MessageText? Text;
+
+    /// <summary>A producer's item only: a <c>*Format</c> message formatted on the calling thread into that thread's
+    /// builder, copied into the slot's <see cref="Text"/> when the item is stored.</summary>
+    public readonly StringBuilder? Formatted;
+
     public readonly string? ThreadName;
     public readonly string? ExceptionString;
     public readonly CapturedContext? Context;
 
+    /// <summary>The slot's message text, when the message was copied into it.</summary>
+    public MessageText? OwnedText => Text is { IsSet: true } text ? text : null;
+
+    /// <summary>Whether the event has a message at all (a rebuilt event without one writes nothing for it).</summary>
+    public bool HasMessage => Message != null || Text is { IsSet: true } || Formatted != null;
+
+    /// <summary>Worker side: the message as a string (a new one when it is held as text).</summary>
+    public string? MessageString => Text is { IsSet: true } text ? text.ToString() : Message ?? Formatted?.ToString();
+
     /// <summary>The event's domain: the one captured when it was not the process's, else the process's.</summary>
     public string? Domain => Context != null ? Context.Domain : CapturedContext.ProcessDomain;
 
-    private CapturedEvent(LoggingEvent source, string? message, string? threadName, string? exceptionString, CapturedContext? context)
+    private CapturedEvent(LoggingEvent source, string? message, StringBuilder? formatted, string? threadName, string? exceptionString, CapturedContext? context)
     {
         // Set once in the source's constructor; reading them computes nothing.
         Level = source.Level;
@@ -43,22 +65,132 @@ internal readonly struct CapturedEvent
         Repository = source.Repository;
         TimeStampUtc = source.TimeStampUtc;
         Message = message;
+        Text = null;
+        Formatted = formatted;
         ThreadName = threadName;
         ExceptionString = exceptionString;
         Context = context;
     }
 
+    private CapturedEvent(in CapturedEvent source, string? message, MessageText? text)
+    {
+        Level = source.Level;
+        LoggerName = source.LoggerName;
+        Repository = source.Repository;
+        TimeStampUtc = source.TimeStampUtc;
+        Message = message;
+        Text = text;
+        Formatted = null;
+        ThreadName = source.ThreadName;
+        ExceptionString = source.ExceptionString;
+        Context = source.Context;
+    }
+
+    private CapturedEvent(MessageText? spare)
+    {
+        this = default;
+        Text = spare;
+    }
+
+    /// <summary>
+    /// Copies a producer's item (or another slot's event) into a slot: the message text into the storage the slot owns
+    /// (<paramref name="destination"/>'s <see cref="Text"/>, created on the slot's first use), never a reference to the
+    /// caller's message string unless it is too long for that storage. Never throws but for out of memory: it runs
+    /// between a claim and its publication.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Store(ref CapturedEvent destination, in CapturedEvent source)
+    {
+        MessageText? text = destination.Text;
+        string? message = source.Message;
+        if (source.Formatted is { } formatted)
+        {
+            if (formatted.Length <= MessageText.MaxLength)
+            {
+                (text ??= new MessageText(formatted.Length)).Set(formatted);
+            }
+            else
+            {
+                text?.Unset();
+                message = formatted.ToString();
+            }
+        }
+        else if (source.Text is { IsSet: true } other)
+        {
+            (text ??= new MessageText(other.Length)).Set(other);
+        }
+        else if (message != null && message.Length <= MessageText.MaxLength)
+        {
+            (text ??= new MessageText(message.Length)).Set(message);
+            message = null;
+        }
+        else
+        {
+            text?.Unset();
+        }
+
+        Write(ref destination, in source, message, text);
+    }
+
+    /// <summary>
+    /// Worker side, draining a slot: moves its event into the worker's batch entry, and gives the slot the entry's
+    /// storage (its event is delivered) in place of the storage that leaves with the event.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Take(ref CapturedEvent destination, ref CapturedEvent slot)
+    {
+        MessageText? spare = destination.Text;
+        Write(ref destination, in slot, slot.Message, slot.Text);
+        spare?.Unset();
+        Clear(ref slot, spare);
+    }
+
+    /// <summary>Forgets a delivered event's references, keeping its text storage for the next one.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Clear(ref CapturedEvent item, MessageText? keep)
+    {
+#if NET8_0_OR_GREATER
+        // Stored field by field (ItemCopy says why); constants need no write barrier.
+        Unsafe.AsRef(in item.Level) = null;
+        Unsafe.AsRef(in item.LoggerName) = null;
+        Unsafe.AsRef(in item.Repository) = null;
+        Unsafe.AsRef(in item.Message) = null;
+        Unsafe.AsRef(in item.Text) = keep;
+        Unsafe.AsRef(in item.Formatted) = null;
+        Unsafe.AsRef(in item.ThreadName) = null;
+        Unsafe.AsRef(in item.ExceptionString) = null;
+        Unsafe.AsRef(in item.Context) = null;
+#else
+        item = new CapturedEvent(keep);
+#endif
+    }
+
 #if NET8_0_OR_GREATER
     /// <summary>Copies <paramref name="source"/> into a slot one field at a time (<see cref="Core.ItemCopy"/> says why).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void Store(ref CapturedEvent destination, in CapturedEvent source)
+    private static void Write(ref CapturedEvent destination, in CapturedEvent source, string? message, MessageText? text)
     {
         Unsafe.AsRef(in destination.Level) = source.Level;
         Unsafe.AsRef(in destination.LoggerName) = source.LoggerName;
         Unsafe.AsRef(in destination.Repository) = source.Repository;
         Unsafe.AsRef(in destination.TimeStampUtc) = source.TimeStampUtc;
-        Unsafe.AsRef(in destination.Message) = source.Message;
+        if (message != null)
+        {
+            Unsafe.AsRef(in destination.Message) = message;
+        }
+        else
+        {
+            Unsafe.AsRef(in destination.Message) = null;
+        }
+
+        if (!ReferenceEquals(destination.Text, text))
+        {
+            Unsafe.AsRef(in destination.Text) = text;
+        }
+
+        Unsafe.AsRef(in destination.Formatted) = null;
         Unsafe.AsRef(in destination.ThreadName) = source.ThreadName;
+
         // The usual values stored as constants, which need no write barrier: each barrier is a call.
         if (source.ExceptionString is { Length: > 0 } exception)
         {
@@ -78,17 +210,40 @@ internal readonly struct CapturedEvent
             Unsafe.AsRef(in destination.Context) = null;
         }
     }
+#else
+    private static void Write(ref CapturedEvent destination, in CapturedEvent source, string? message, MessageText? text) =>
+        destination = new CapturedEvent(in source, message, text);
 #endif
 
-    /// <summary>Producer thread. Reads what <paramref name="flags"/> selects; allocates nothing for the slot flags
-    /// with a string message (on an unnamed thread, from its second event on).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    /// <summary>Producer thread. Reads what <paramref name="flags"/> selects into an item that holds its own message
+    /// (for the early events, tests and other holders that keep it).</summary>
     public static CapturedEvent Capture(LoggingEvent source, FixFlags flags)
     {
+        CapturedEvent item = CaptureForQueue(source, flags);
+        return item.Formatted is { } formatted ? new CapturedEvent(in item, formatted.ToString(), null) : item;
+    }
+
+    /// <summary>
+    /// Producer thread. Reads what <paramref name="flags"/> selects into an item for <see cref="Store"/>; allocates
+    /// nothing for the slot flags with a string or <c>*Format</c> message (on an unnamed thread, from its second event
+    /// on). A <c>*Format</c> message is formatted into this thread's builder, which the item refers to until the next
+    /// capture on the thread: the item goes straight into a queue, which copies the text into the slot.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static CapturedEvent CaptureForQueue(LoggingEvent source, FixFlags flags)
+    {
         string? domain = EventFields.Domain(source);
+        string? message = null;
+        StringBuilder? formatted = null;
+        if ((flags & FixFlags.Message) != 0)
+        {
+            message = MessageOf(source, out formatted);
+        }
+
         return new CapturedEvent(
             source,
-            (flags & FixFlags.Message) != 0 ? MessageOf(source) : null,
+            message,
+            formatted,
             (flags & FixFlags.ThreadName) != 0 ? EventFields.ThreadName(source) : null,
             (flags & FixFlags.Exception) != 0 ? source.GetExceptionString() : null,
             (flags & CapturedContext.Flags) != 0 || !ReferenceEquals(domain, CapturedContext.ProcessDomain)
@@ -96,9 +251,14 @@ internal readonly struct CapturedEvent
                 : null);
     }
 
+    [ThreadStatic]
+    private static StringBuilder? t_formatted;
+
     /// <summary>
     /// The message as log4net's <c>%message</c> writes it, <see cref="LoggingEvent.WriteRenderedMessage"/>: the cached
     /// text, else a string message, else the object through the repository's renderers; a subclass may override it.
+    /// A <c>*Format</c> message (<see cref="SystemStringFormat"/> with the default renderer) is formatted as its
+    /// <c>ToString</c> would, with the same provider, into <paramref name="formatted"/> instead of a new string.
     /// </summary>
     /// <remarks>
     /// For log4net's own event with a string message that is the string (its cached text can only be the same), read
@@ -109,8 +269,56 @@ internal readonly struct CapturedEvent
     /// writes the string.
     /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static string? MessageOf(LoggingEvent source) =>
-        source.MessageObject is string message && source.GetType() == typeof(LoggingEvent) ? message : RenderMessage(source);
+    private static string? MessageOf(LoggingEvent source, out StringBuilder? formatted)
+    {
+        formatted = null;
+        object? message = source.MessageObject;
+        if (source.GetType() == typeof(LoggingEvent))
+        {
+            if (message is string text)
+            {
+                return text;
+            }
+
+            if (message is SystemStringFormat format && TryFormat(source, format, out formatted))
+            {
+                return null;
+            }
+        }
+
+        return RenderMessage(source);
+    }
+
+    /// <summary>
+    /// <see cref="SystemStringFormat"/>'s <c>ToString</c>, <c>string.Format(provider, Format, Args)</c>, into this
+    /// thread's builder. False, for log4net to render it, when anything differs from that plain case: a custom
+    /// renderer, a null format or arguments, a provider this log4net version hides, or a
+    /// formatting error (log4net writes its own error text for it).
+    /// </summary>
+    private static bool TryFormat(LoggingEvent source, SystemStringFormat format, out StringBuilder? formatted)
+    {
+        formatted = null;
+        string? pattern = format.Format;
+        object?[]? args = format.Args;
+        if (pattern == null || args == null || !EventFields.TryGetProvider(format, out IFormatProvider? provider) || !EventFields.RendersByDefault(source.Repository))
+        {
+            return false;
+        }
+
+        StringBuilder builder = t_formatted ??= new StringBuilder(256);
+        builder.Clear();
+        try
+        {
+            builder.AppendFormat(provider, pattern, args);
+        }
+        catch (Exception)
+        {
+            return false;
+        }
+
+        formatted = builder;
+        return true;
+    }
 
     private static string? RenderMessage(LoggingEvent source)
     {
@@ -136,7 +344,7 @@ internal readonly struct CapturedEvent
             LoggerName = LoggerName,
             Level = Level,
             TimeStampUtc = TimeStampUtc,
-            Message = Message,
+            Message = MessageString,
             ThreadName = ThreadName,
             ExceptionString = ExceptionString,
             Domain = Domain,

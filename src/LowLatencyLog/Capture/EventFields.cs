@@ -1,8 +1,12 @@
-using log4net.Core;
-#if NET8_0_OR_GREATER
 using System;
-using System.Runtime.CompilerServices;
+using System.Reflection;
 using System.Threading;
+using log4net.Core;
+using log4net.ObjectRenderer;
+using log4net.Repository;
+using log4net.Util;
+#if NET8_0_OR_GREATER
+using System.Runtime.CompilerServices;
 #endif
 
 namespace LowLatencyLog.Capture;
@@ -17,6 +21,77 @@ namespace LowLatencyLog.Capture;
 /// </remarks>
 internal static class EventFields
 {
+    // log4net 3.x keeps SystemStringFormat's provider in a primary-constructor field; the format and arguments are
+    // public properties.
+    private const string ProviderField = "<provider>P";
+
+    private static readonly FieldInfo? ProviderInfo =
+        typeof(SystemStringFormat).GetField(ProviderField, BindingFlags.Instance | BindingFlags.NonPublic) is { } field &&
+        typeof(IFormatProvider).IsAssignableFrom(field.FieldType) ? field : null;
+
+    /// <summary>Whether a <c>*Format</c> message's provider can be read (else log4net renders the message itself).</summary>
+    internal static bool ReadsFormatProvider => ProviderInfo != null;
+
+    /// <summary>The provider a <see cref="SystemStringFormat"/> formats with; false when this log4net version hides it.</summary>
+    public static bool TryGetProvider(SystemStringFormat format, out IFormatProvider? provider)
+    {
+        if (ProviderInfo == null)
+        {
+            provider = null;
+            return false;
+        }
+
+#if NET8_0_OR_GREATER
+        provider = Provider(format);
+#else
+        provider = (IFormatProvider?)ProviderInfo.GetValue(format);
+#endif
+        return true;
+    }
+
+#if NET8_0_OR_GREATER
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = ProviderField)]
+    private static extern ref IFormatProvider? Provider(SystemStringFormat format);
+#endif
+
+    // The last repository asked about, and its answer: one repository in almost every application.
+    private static RendererAnswer? s_renderer;
+
+    /// <summary>
+    /// Whether <paramref name="repository"/> renders a <see cref="SystemStringFormat"/> with log4net's default renderer,
+    /// which writes its <c>ToString()</c> (true without a repository: the event then calls <c>ToString()</c> itself).
+    /// </summary>
+    public static bool RendersByDefault(ILoggerRepository? repository)
+    {
+        if (repository == null)
+        {
+            return true;
+        }
+
+        RendererAnswer? known = Volatile.Read(ref s_renderer);
+        if (known != null && ReferenceEquals(known.Repository, repository))
+        {
+            return known.Default;
+        }
+
+        bool byDefault = repository.RendererMap.Get(typeof(SystemStringFormat)) is DefaultRenderer;
+        Volatile.Write(ref s_renderer, new RendererAnswer(repository, byDefault));
+        return byDefault;
+    }
+
+    private sealed class RendererAnswer
+    {
+        public RendererAnswer(ILoggerRepository repository, bool byDefault)
+        {
+            Repository = repository;
+            Default = byDefault;
+        }
+
+        public ILoggerRepository Repository { get; }
+
+        public bool Default { get; }
+    }
+
 #if NET8_0_OR_GREATER
     private static readonly bool Readable = Probe();
 

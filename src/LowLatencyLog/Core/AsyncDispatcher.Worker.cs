@@ -115,7 +115,7 @@ internal sealed partial class AsyncDispatcher<T>
             _state.DeliveredSinceFlush = true;
         }
 
-        Array.Clear(items, 0, count); // keep no references to delivered events
+        ItemCopy.ClearDelivered(items, count); // keep no references to delivered events
         Interlocked.Add(ref _state.Drained, count);
     }
 

@@ -296,9 +296,13 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
 
         public void AddOverflow(in T item)
         {
+            // Stored as in a slot: the producer's item may refer to storage of the producer's (a growing queue
+            // allocates anyway).
+            T stored = default!;
+            ItemCopy.Copy(ref stored, in item);
             lock (_overflowLock)
             {
-                (_overflow ??= new List<T>()).Add(item);
+                (_overflow ??= new List<T>()).Add(stored);
             }
         }
 
@@ -316,8 +320,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
                         break; // claimed, not yet written
                     }
 
-                    ItemCopy.Copy(ref output[count++], in slot.Item);
-                    slot.Item = default!;
+                    ItemCopy.Take(ref output[count++], ref slot.Item);
                     slot.Written = 0; // published to producers by the full fence of the next Open
                 }
                 else
@@ -349,7 +352,8 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
                 int moved = (int)Math.Min(Math.Min(available, output.Length - offset), Expected - _taken);
                 for (int i = 0; i < moved; i++)
                 {
-                    output[offset + i] = _overflow![at + i];
+                    T item = _overflow![at + i];
+                    ItemCopy.Take(ref output[offset + i], ref item);
                     _overflow[at + i] = default!;
                 }
 

@@ -144,8 +144,7 @@ internal sealed class QueueSegment<T>
                 break;
             }
 
-            ItemCopy.Copy(ref buffer[count++], in slot.Item);
-            slot.Item = default!;
+            ItemCopy.Take(ref buffer[count++], ref slot.Item);
             Volatile.Write(ref slot.Sequence, head + slots.Length);
             head++;
         }

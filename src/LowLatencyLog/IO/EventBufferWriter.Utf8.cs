@@ -92,7 +92,7 @@ internal sealed partial class EventBufferWriter
     }
 
     /// <summary>
-    /// A short literal (a newline) packed for <see cref="TryWriteAscii"/>: its UTF-8 bytes in the order they are
+    /// A short literal (a newline) packed for <see cref="TryWriteAscii(string, ulong, int)"/>: its UTF-8 bytes in the order they are
     /// stored. False when it is longer than 8 bytes or cannot be encoded apart from the text before it.
     /// </summary>
     public static bool TryPackLiteral(string text, out ulong packed, out int length)
@@ -118,7 +118,11 @@ internal sealed partial class EventBufferWriter
     /// event. False, with nothing written, otherwise.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool TryWriteAscii(string text, ulong literal, int literalLength)
+    public bool TryWriteAscii(string text, ulong literal, int literalLength) => TryWriteAscii(text.AsSpan(), literal, literalLength);
+
+    /// <summary>Chars in a span (a slot's message text), as <see cref="TryWriteAscii(string, ulong, int)"/> writes a string.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool TryWriteAscii(ReadOnlySpan<char> text, ulong literal, int literalLength)
     {
         byte[] bytes = _bytes;
         int at = _length;
@@ -128,7 +132,7 @@ internal sealed partial class EventBufferWriter
         }
 
         ref byte start = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at);
-        int written = Utf8Text.TryNarrowAscii(ref Unsafe.AsRef(in text.GetPinnableReference()), text.Length, ref start);
+        int written = Utf8Text.TryNarrowAscii(ref MemoryMarshal.GetReference(text), text.Length, ref start);
         if (written < 0)
         {
             return false;

@@ -30,7 +30,9 @@ internal sealed partial class CompiledLayout
                     written = part.Utf8 is { } literal && Utf8Text.TryPut(literal, bytes, ref position);
                     break;
                 case PartKind.Message:
-                    written = loggingEvent.StringMessage is { } message && Utf8Text.TryPut(message, bytes, ref position);
+                    written = loggingEvent.StringMessage is { } message
+                        ? Utf8Text.TryPut(message, bytes, ref position)
+                        : loggingEvent.TextMessage is { } text && Utf8Text.TryPut(text.Span, bytes, ref position);
                     break;
                 case PartKind.Level:
                     written = Utf8Text.TryPut(loggingEvent.Level?.DisplayName, bytes, ref position);

@@ -143,13 +143,45 @@ internal sealed partial class CompiledLayout
         else if (_messageOnly)
         {
             // A rebuilt event writes its captured message text, nothing when there is none.
-            WriteMessageLine(events, captured.Message, captured.ExceptionString);
+            if (captured.OwnedText is { } text)
+            {
+                WriteMessageLine(events, text, captured.ExceptionString);
+            }
+            else
+            {
+                WriteMessageLine(events, captured.Message, captured.ExceptionString);
+            }
         }
         else
         {
             _event.Set(captured);
             RenderTo(events, _event);
         }
+    }
+
+    /// <summary>A message line, as <see cref="WriteMessageLine(EventBufferWriter, string, string)"/> writes it, for a
+    /// message held as text in its slot.</summary>
+    private void WriteMessageLine(EventBufferWriter writer, MessageText message, string? exception)
+    {
+#if NET8_0_OR_GREATER
+        if (_lineEndLength >= 0 && string.IsNullOrEmpty(exception) && writer.TryWriteAscii(message.Span, _lineEnd, _lineEndLength))
+        {
+            return;
+        }
+#endif
+
+        if (_beforeMessage != null)
+        {
+            writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
+        }
+
+        writer.Write(message.Chars, 0, message.Length);
+        if (_afterMessage != null)
+        {
+            writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);
+        }
+
+        WriteLineEnd(writer, exception);
     }
 
     /// <summary>

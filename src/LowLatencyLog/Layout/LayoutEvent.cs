@@ -65,7 +65,15 @@ internal sealed class LayoutEvent
     {
         if (_source == null)
         {
-            writer.Write(_captured.Message); // a rebuilt event writes its captured text, nothing when there is none
+            // A rebuilt event writes its captured text, nothing when there is none.
+            if (_captured.OwnedText is { } text)
+            {
+                writer.Write(text.Chars, 0, text.Length);
+            }
+            else
+            {
+                writer.Write(_captured.Message);
+            }
         }
         else if (PlainStringMessage(_source) is { } message)
         {
@@ -80,6 +88,9 @@ internal sealed class LayoutEvent
 
     /// <summary>The message when it is a plain string (written without a call through the writer), else null.</summary>
     public string? StringMessage => _source != null ? PlainStringMessage(_source) : _captured.Message;
+
+    /// <summary>A captured event's message when its slot holds it as text (written from there), else null.</summary>
+    public MessageText? TextMessage => _source != null ? null : _captured.OwnedText;
 
     /// <summary>
     /// A log4net event's string message, to be written as it is; null when the message is not a string or the event is

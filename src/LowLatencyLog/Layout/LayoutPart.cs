@@ -449,7 +449,10 @@ internal sealed class SimpleLayoutPart : LayoutPart
     {
         // All or nothing: the writer's path writes the whole part if any piece does not fit.
         int at = position;
-        if (loggingEvent.StringMessage is not { } message ||
+        ReadOnlySpan<char> message = loggingEvent.StringMessage is { } text ? text.AsSpan()
+            : loggingEvent.TextMessage is { } owned ? owned.Span
+            : default;
+        if ((loggingEvent.StringMessage == null && loggingEvent.TextMessage == null) ||
             (loggingEvent.Level is { } level && !(Utf8Text.TryPut(level.DisplayName, bytes, ref at) && Utf8Text.TryPut(Separator, bytes, ref at))) ||
             !Utf8Text.TryPut(message, bytes, ref at) ||
             !Utf8Text.TryPut(Environment.NewLine, bytes, ref at))

@@ -235,7 +235,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         var child = new RecordingAppender { Name = "child" };
         child.ActivateOptions();
         async.AddAppender(child);
-        for (int i = 0; i < AsyncAppenderSettings.DefaultBufferSize + extra; i++)
+        for (int i = 0; i < AsyncForwardingAppender.EarlyLimit + extra; i++)
         {
             async.DoAppend(new LoggingEvent(GetType(), null, "early", Level.Info, "before " + i, null));
         }
@@ -248,7 +248,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         string[] reports = child.Lines.Where(l => l.Contains("were discarded")).ToArray();
         Assert.That(reports, Has.Length.EqualTo(1));
         Assert.That(reports[0], Does.StartWith(extra + " event(s) were discarded"));
-        Assert.That(child.Lines.Count(l => l.StartsWith("before ")), Is.EqualTo(AsyncAppenderSettings.DefaultBufferSize));
+        Assert.That(child.Lines.Count(l => l.StartsWith("before ")), Is.EqualTo(AsyncForwardingAppender.EarlyLimit));
     }
 
     // Behaviour 3: what a never-activated appender held is counted when Close drops it, and Flush no longer says

@@ -235,8 +235,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
         for (int i = 0; i < count; i++)
         {
             ref T slot = ref slots[(int)(next + i) & _mask];
-            ItemCopy.Copy(ref buffer[i], in slot);
-            slot = default!;
+            ItemCopy.Take(ref buffer[i], ref slot);
         }
 
         // Release: the slots are read and cleared before a producer can see them free.
