@@ -144,7 +144,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     public string? ShutdownTimeout { get; set; }
 
     /// <summary>How the worker waits for events when the buffer is empty (setting <c>waitStrategy</c>): <c>Adaptive</c>
-    /// (polls every 1 to 3 ms and parks after a second without events: calling threads never pay a wake-up while the
+    /// (polls every 4 ms and parks after a second without events: calling threads never pay a wake-up while the
     /// application keeps logging, only the first call after a second of silence does), <c>Blocking</c> (parks as soon as
     /// the buffer is empty: no CPU while idle, but the calling thread that finds it parked pays the wake-up, a system
     /// call of a few microseconds), <c>Sleeping</c> (yields, then sleeps a millisecond at a time, never parks),
