@@ -34,6 +34,8 @@ public static class Program
                 return CacheLineHandOff.Run(args);
             case "--quick":
                 return QuickComparison.Run(args);
+            case "--overload":
+                return QuickComparison.Overload(args);
             case "--latency":
                 return LatencyHarness.Run(args);
             case "--latency-smoke":
