@@ -96,11 +96,21 @@ internal static class BenchMessage
 internal static class LineCounter
 {
     /// <summary>
-    /// log4net's "%date [%thread] %-5level %logger - %message" for an unnamed thread. Every producer's first call
-    /// (count 0) is an INFO line, so the file's first line is this whichever producer wrote it.
+    /// log4net's "%date [%thread] %-5level %logger - %message" for an unnamed thread, with the kind's message at any
+    /// count (a file that rolled starts anywhere), or the mix's error line.
     /// </summary>
-    private static Regex ExpectedLine(MessageKind kind) => new Regex(
-        @"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} \[\d+\] INFO  " + Regex.Escape(BenchMessage.Logger) + " - " + Regex.Escape(MessageKinds.Text(kind, 0)) + "$");
+    private static Regex ExpectedLine(MessageKind kind)
+    {
+        string logger = Regex.Escape(BenchMessage.Logger);
+        string message = Regex.Escape(MessageKinds.Text(kind, 0)).Replace(Regex.Escape("Order 0 "), Regex.Escape("Order ") + @"\d+" + Regex.Escape(" "));
+        string line = "INFO  " + logger + " - " + message;
+        if (kind == MessageKind.Mixed)
+        {
+            line = "(?:" + line + "|ERROR " + logger + " - " + Regex.Escape(MessageKinds.ErrorText) + ")";
+        }
+
+        return new Regex(@"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} \[\d+\] " + line + "$");
+    }
 
     public static void CheckFirstLine(string folder, MessageKind kind)
     {
