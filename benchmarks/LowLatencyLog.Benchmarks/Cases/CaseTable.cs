@@ -225,7 +225,7 @@ internal static class CaseTable
     }
 
     // Backups kept so that the long latency runs, which pass 10 MB, keep every line countable.
-    private static string RollingBufferedFileAppender(string name) => $$"""
+    internal static string RollingBufferedFileAppender(string name) => $$"""
         <appender name="{{name}}" type="LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog">
           <file value="{dir}app.log" />
           <maxSizeRollBackups value="100" />
