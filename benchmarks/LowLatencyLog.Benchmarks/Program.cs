@@ -17,9 +17,9 @@ public static class Program
 {
     /// <summary>
     /// <c>--smoke</c>: every benchmark once, in process, with a dry job; exits 1 if any benchmark failed or did not run
-    /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the worker's CPU at steady low rates
-    /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--latency</c>, <c>--latency-smoke</c>, <c>--charts</c>, <c>--soak</c>, <c>--soak-smoke</c>: see
-    /// <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
+    /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the CPU at steady low rates and the time to file
+    /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--overload</c>, <c>--cold</c> (and its <c>--cold-child</c>),
+    /// <c>--latency</c>, <c>--latency-smoke</c>, <c>--charts</c>, <c>--soak</c>, <c>--soak-smoke</c>: see <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
     /// </summary>
     public static int Main(string[] args)
     {
@@ -97,7 +97,7 @@ public static class Program
                                                               10 auto 2); rates e.g. 1000,10000,100000
           --cold [case,case...] [kinds] [csv]                 each case in a new process: first 500,000 calls and first
                                                               second against the warm rate
-          --latency-smoke                                     a ~10 s latency run that checks its own output (CI)
+          --latency-smoke                                     a ~15 s latency run that checks its own output (CI)
           --charts [csv folder] [png folder]                  PNG charts from the CSV files (default BenchmarkDotNet.Artifacts/results)
           --soak [seconds] [appender] [csv]                   seconds per mode (default 600) at full rate, Block then Discard;
                                                               checks counts, lines on disk and flat memory; CSV and charts
