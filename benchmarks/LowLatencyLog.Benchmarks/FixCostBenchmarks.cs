@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Columns;
@@ -11,7 +12,8 @@ using LowLatencyLog.Benchmarks.Cases;
 namespace LowLatencyLog.Benchmarks;
 
 /// <summary>
-/// What the <c>fix</c> setting costs the logging thread: one producer calling <c>ILog.Info(string)</c> through a
+/// What the <c>fix</c> setting costs the logging thread: one producer calling <c>InfoFormat</c> with one argument (the
+/// headline <see cref="MessageKind"/>, whose message is formatted when captured) or logging a constant string through a
 /// <see cref="DisruptorAsyncAppender"/> with each <c>fix</c> value, into a child that renders the standard pattern
 /// (a <see cref="NullAppender"/> with that layout, or a <see cref="RollingBufferedFileAppender"/>). The seed measured
 /// None, 268 (<c>Message, ThreadName, Exception</c>) and All; Partial and Auto are added, and "log4net floor" is the
@@ -39,6 +41,12 @@ public class FixCostBenchmarks
 
     [Params("Null", "RollingBufferedFile")]
     public string Child { get; set; } = "";
+
+    [ParamsSource(nameof(Kinds))]
+    public MessageKind Kind { get; set; }
+
+    /// <summary>The headline kind and the constant it used to be; the smoke run takes the headline kind only.</summary>
+    public static IEnumerable<MessageKind> Kinds => Program.SmokeRun ? new[] { MessageKind.Format1 } : new[] { MessageKind.Format1, MessageKind.Constant };
 
     [GlobalSetup]
     public void Setup()
@@ -100,9 +108,10 @@ public class FixCostBenchmarks
     public void Info()
     {
         ILog log = _log;
+        MessageKind kind = Kind;
         for (int i = 0; i < EventsPerInvocation; i++)
         {
-            log.Info("a constant message");
+            MessageKinds.Log(log, kind, i);
         }
     }
 

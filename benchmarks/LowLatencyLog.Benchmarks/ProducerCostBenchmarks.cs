@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using System.Threading;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Columns;
@@ -10,8 +11,9 @@ using LowLatencyLog.Benchmarks.Cases;
 namespace LowLatencyLog.Benchmarks;
 
 /// <summary>
-/// What <c>ILog.Info(string)</c> costs the calling thread through each async appender (child: <see cref="NullAppender"/>),
-/// against log4net's own floor in the same run: the logger straight into a synchronous <see cref="NullAppender"/>.
+/// What a log call of each <see cref="MessageKind"/> costs the calling thread through each async appender (child:
+/// <see cref="NullAppender"/>), against log4net's own floor in the same run: the logger straight into a synchronous
+/// <see cref="NullAppender"/>.
 /// </summary>
 /// <remarks>
 /// Each invocation starts the producer threads, which log <see cref="EventsPerInvocation"/> events in total; the buffer
@@ -39,6 +41,12 @@ public class ProducerCostBenchmarks
     /// </summary>
     [Params(65536, 1048576)]
     public int BufferSize { get; set; }
+
+    [ParamsSource(nameof(Kinds))]
+    public MessageKind Kind { get; set; }
+
+    /// <summary>Every kind, or those named in <c>LLL_BENCH_KINDS</c>; the smoke run takes the mix (see there).</summary>
+    public static IEnumerable<MessageKind> Kinds => EndToEnd.ThroughputBenchmark.Kinds;
 
     [Params("log4net floor", nameof(BoundedQueueAsyncAppender), nameof(HotSwapAsyncAppender), nameof(DisruptorAsyncAppender))]
     public string Appender { get; set; } = "";
@@ -74,6 +82,7 @@ public class ProducerCostBenchmarks
     {
         int perProducer = EventsPerInvocation / Producers;
         ILog log = _log;
+        MessageKind kind = Kind;
         var threads = new Thread[Producers];
         for (int p = 0; p < threads.Length; p++)
         {
@@ -81,7 +90,7 @@ public class ProducerCostBenchmarks
             {
                 for (int i = 0; i < perProducer; i++)
                 {
-                    log.Info("a constant message");
+                    MessageKinds.Log(log, kind, i);
                 }
             }) { Name = "producer-" + p };
             threads[p].Start();

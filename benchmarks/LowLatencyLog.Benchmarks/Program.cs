@@ -17,9 +17,9 @@ public static class Program
 {
     /// <summary>
     /// <c>--smoke</c>: every benchmark once, in process, with a dry job; exits 1 if any benchmark failed or did not run
-    /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the worker's CPU at steady low rates
-    /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--latency</c>, <c>--latency-smoke</c>, <c>--charts</c>, <c>--soak</c>, <c>--soak-smoke</c>: see
-    /// <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
+    /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the CPU at steady low rates and the time to file
+    /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--overload</c>, <c>--cold</c> (and its <c>--cold-child</c>),
+    /// <c>--latency</c>, <c>--latency-smoke</c>, <c>--charts</c>, <c>--soak</c>, <c>--soak-smoke</c>: see <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
     /// </summary>
     public static int Main(string[] args)
     {
@@ -34,6 +34,12 @@ public static class Program
                 return CacheLineHandOff.Run(args);
             case "--quick":
                 return QuickComparison.Run(args);
+            case "--overload":
+                return QuickComparison.Overload(args);
+            case "--cold":
+                return ColdStart.Run(args);
+            case "--cold-child":
+                return ColdStart.Child(args);
             case "--latency":
                 return LatencyHarness.Run(args);
             case "--latency-smoke":
@@ -74,16 +80,29 @@ public static class Program
           SingleProducerRingBenchmarks  the Disruptor ring's single-producer claim against the multi-producer one
 
         Commands:
-          --quick [repeats] [csv] [case,case...] [events]     README table: main cases, 1 and 4 producers, a few minutes
+          Message kinds (the [kinds] arguments, comma-separated, or all): Format1 (InfoFormat, one int argument; the
+          default), Format3 (InfoFormat: int, decimal, string), Interpolated (a string built per call), Constant (a
+          constant string), Mixed (Format1 with Error(message, exception) one call in 1,000). "-" keeps an argument's
+          default. LLL_BENCH_KINDS=Format1,Constant restricts the BenchmarkDotNet suites' kinds.
+
+          --quick [repeats] [csv] [case,case...] [events] [kinds]
+                                                              README table: main cases, 1 and 4 producers, a few minutes
                                                               (or the named cases of any suite; events per run,
-                                                              default 65,536: more than the buffer = sustained rate)
-          --latency [seconds] [rate|auto] [producers] [csv]   per-call latency percentiles, paced producers (default 10 auto 2)
-          --latency-smoke                                     a ~10 s latency run that checks its own output (CI)
+                                                              default 65,536: more than the buffer = sustained rate);
+                                                              with bytes per call and gen0/1/2 per kind
+          --overload [repeats] [events] [csv]                 strings built per call, 1,048,576 events (16x the async
+                                                              buffers): collections, async against the file appender alone
+          --latency [seconds] [rates|auto] [producers] [csv] [kinds]
+                                                              per-call latency percentiles, paced producers (default
+                                                              10 auto 2); rates e.g. 1000,10000,100000
+          --cold [case,case...] [kinds] [csv]                 each case in a new process: first 500,000 calls and first
+                                                              second against the warm rate
+          --latency-smoke                                     a ~15 s latency run that checks its own output (CI)
           --charts [csv folder] [png folder]                  PNG charts from the CSV files (default BenchmarkDotNet.Artifacts/results)
           --soak [seconds] [appender] [csv]                   seconds per mode (default 600) at full rate, Block then Discard;
                                                               checks counts, lines on disk and flat memory; CSV and charts
           --soak-smoke                                        a 30 s soak (15 s per mode) that checks the same (CI)
-          --idle-cpu [seconds] [wait strategy]                the async worker's CPU at 10, 1,000 and 10,000 events/s
+          --idle-cpu [seconds] [wait strategy] [appenders]    CPU at 10, 1,000 and 10,000 events/s and time to file at 10/s
           --handoff [seconds]                                 what moving a cache line between two cores costs here
           --smoke                                             every BenchmarkDotNet benchmark once, in process (CI)
         """;

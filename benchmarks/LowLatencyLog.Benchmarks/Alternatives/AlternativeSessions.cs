@@ -16,7 +16,9 @@ namespace LowLatencyLog.Benchmarks.Alternatives;
 
 // Each alternative writes the same line as log4net's "%date [%thread] %-5level %logger - %message%newline":
 // "2026-11-22 21:08:00,123 [12] INFO  Bench - Order 4711 ...". Settings are the framework's defaults except the
-// layout, a queue as large as ours, and blocking when full (their defaults drop events, ours do not).
+// layout, a queue as large as ours, and blocking when full (their defaults drop events, ours do not). Each writes the
+// message kinds with its own API as its users would (generic overloads, message templates, ZLogger's interpolated
+// handler), formatting invariantly so that the lines match log4net's.
 
 /// <summary>NLog: <c>AsyncTargetWrapper</c> in front of a <c>FileTarget</c>.</summary>
 internal sealed class NLogSession : BenchSession
@@ -26,9 +28,10 @@ internal sealed class NLogSession : BenchSession
     private readonly LogFactory _factory = new LogFactory();
     private readonly NLog.Logger _logger;
 
-    public NLogSession(int queueLimit)
-        : base(NewFolder())
+    public NLogSession(int queueLimit, MessageKind kind)
+        : base(NewFolder(), kind)
     {
+        _factory.DefaultCultureInfo = System.Globalization.CultureInfo.InvariantCulture;
         var file = new FileTarget("file") { FileName = Path.Combine(Folder, "app.log"), Layout = Layout };
         var async = new AsyncTargetWrapper("async", file)
         {
@@ -41,7 +44,35 @@ internal sealed class NLogSession : BenchSession
         _logger = _factory.GetLogger(BenchMessage.Logger);
     }
 
-    public override void Log() => _logger.Info(BenchMessage.Text);
+    public override void Log(int i)
+    {
+        switch (Kind)
+        {
+            case MessageKind.Format1:
+                _logger.Info(MessageKinds.Format1, i);
+                break;
+            case MessageKind.Format3:
+                _logger.Info(MessageKinds.Format3, i, MessageKinds.Price, MessageKinds.Venue);
+                break;
+            case MessageKind.Interpolated:
+                _logger.Info(MessageKinds.Interpolate(i));
+                break;
+            case MessageKind.Constant:
+                _logger.Info(BenchMessage.Text);
+                break;
+            default:
+                if (MessageKinds.IsError(i))
+                {
+                    _logger.Error(MessageKinds.Failure, MessageKinds.ErrorText);
+                }
+                else
+                {
+                    _logger.Info(MessageKinds.Format1, i);
+                }
+
+                break;
+        }
+    }
 
     protected override void OnStop()
     {
@@ -59,8 +90,8 @@ internal sealed class SerilogSession : BenchSession
     private readonly Serilog.Core.Logger _root;
     private readonly Serilog.ILogger _logger;
 
-    public SerilogSession(int bufferSize)
-        : base(NewFolder())
+    public SerilogSession(int bufferSize, MessageKind kind)
+        : base(NewFolder(), kind)
     {
         // buffered + flushToDiskInterval: the setting a user picks for speed while still getting a quiet
         // application's lines onto the disk (the default flushes the stream after every event).
@@ -68,14 +99,44 @@ internal sealed class SerilogSession : BenchSession
             .MinimumLevel.Information()
             .Enrich.With(ThreadIdEnricher.Instance)
             .WriteTo.Async(
-                a => a.File(Path.Combine(Folder, "app.log"), outputTemplate: Template, buffered: true, flushToDiskInterval: TimeSpan.FromSeconds(1)),
+                a => a.File(Path.Combine(Folder, "app.log"), outputTemplate: Template, formatProvider: System.Globalization.CultureInfo.InvariantCulture,
+                    buffered: true, flushToDiskInterval: TimeSpan.FromSeconds(1)),
                 bufferSize: bufferSize,
                 blockWhenFull: true)
             .CreateLogger();
         _logger = _root.ForContext(Constants.SourceContextPropertyName, BenchMessage.Logger);
     }
 
-    public override void Log() => _logger.Information(BenchMessage.Text);
+    public override void Log(int i)
+    {
+        switch (Kind)
+        {
+            case MessageKind.Format1:
+                _logger.Information(MessageKinds.Format1, i);
+                break;
+            case MessageKind.Format3:
+                _logger.Information(MessageKinds.Format3, i, MessageKinds.Price, MessageKinds.Venue);
+                break;
+            case MessageKind.Interpolated:
+                // Serilog parses a message as a template: a new string each call misses its template cache.
+                _logger.Information(MessageKinds.Interpolate(i));
+                break;
+            case MessageKind.Constant:
+                _logger.Information(BenchMessage.Text);
+                break;
+            default:
+                if (MessageKinds.IsError(i))
+                {
+                    _logger.Error(MessageKinds.Failure, MessageKinds.ErrorText);
+                }
+                else
+                {
+                    _logger.Information(MessageKinds.Format1, i);
+                }
+
+                break;
+        }
+    }
 
     protected override void OnStop() => _root.Dispose();
 
@@ -98,8 +159,8 @@ internal sealed class ZLoggerSession : BenchSession
     private readonly ILoggerFactory _factory;
     private readonly Microsoft.Extensions.Logging.ILogger _logger;
 
-    public ZLoggerSession()
-        : base(NewFolder())
+    public ZLoggerSession(MessageKind kind)
+        : base(NewFolder(), kind)
     {
         string path = Path.Combine(Folder, "app.log");
         _factory = LoggerFactory.Create(builder =>
@@ -118,8 +179,39 @@ internal sealed class ZLoggerSession : BenchSession
         _logger = _factory.CreateLogger(BenchMessage.Logger);
     }
 
-    // ZLogger's handler takes an interpolated string literal; this is BenchMessage.Text.
-    public override void Log() => _logger.ZLogInformation($"Order 4711 accepted: 100 shares of CONTOSO at 42.17, routed to venue XNAS");
+    // ZLogger's API is its interpolated-string handler: the format kinds are written the way its users write them,
+    // and the built string goes in as one hole.
+    public override void Log(int i)
+    {
+        switch (Kind)
+        {
+            case MessageKind.Format1:
+                _logger.ZLogInformation($"Order {i} accepted: 100 shares of CONTOSO at 42.17, routed to venue XNAS");
+                break;
+            case MessageKind.Format3:
+                _logger.ZLogInformation($"Order {i} accepted: 100 shares of CONTOSO at {MessageKinds.Price}, routed to venue {MessageKinds.Venue}");
+                break;
+            case MessageKind.Interpolated:
+                string text = MessageKinds.Interpolate(i);
+                _logger.ZLogInformation($"{text}");
+                break;
+            case MessageKind.Constant:
+                // BenchMessage.Text.
+                _logger.ZLogInformation($"Order 4711 accepted: 100 shares of CONTOSO at 42.17, routed to venue XNAS");
+                break;
+            default:
+                if (MessageKinds.IsError(i))
+                {
+                    _logger.ZLogError(MessageKinds.Failure, $"Order rejected by venue XNAS");
+                }
+                else
+                {
+                    _logger.ZLogInformation($"Order {i} accepted: 100 shares of CONTOSO at 42.17, routed to venue XNAS");
+                }
+
+                break;
+        }
+    }
 
     protected override void OnStop() => _factory.Dispose();
 

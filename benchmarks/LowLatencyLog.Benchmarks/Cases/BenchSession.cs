@@ -15,15 +15,22 @@ internal abstract class BenchSession : IDisposable
 {
     private bool _stopped;
 
-    protected BenchSession(string folder)
+    protected BenchSession(string folder, MessageKind kind)
     {
         Folder = folder;
+        Kind = kind;
     }
 
     public string Folder { get; }
 
-    /// <summary>Logs <see cref="BenchMessage.Text"/> once at INFO; called from many threads at once.</summary>
-    public abstract void Log();
+    /// <summary>What every call logs.</summary>
+    public MessageKind Kind { get; }
+
+    /// <summary>
+    /// One call of <see cref="Kind"/>; <paramref name="i"/> is the calling thread's own count, from 0. Called from
+    /// many threads at once.
+    /// </summary>
+    public abstract void Log(int i);
 
     /// <summary>Shuts the pipeline down: drains queues, flushes and closes files. Later calls do nothing.</summary>
     public void Stop()
@@ -41,8 +48,8 @@ internal abstract class BenchSession : IDisposable
     /// </summary>
     public virtual long Delivered()
     {
-        LineCounter.CheckFirstLine(Folder);
-        return LineCounter.CountLines(Folder);
+        LineCounter.CheckFirstLine(Folder, Kind);
+        return LineCounter.CountEvents(Folder);
     }
 
     public void Dispose()
@@ -88,11 +95,24 @@ internal static class BenchMessage
 
 internal static class LineCounter
 {
-    /// <summary>log4net's "%date [%thread] %-5level %logger - %message" for an unnamed thread.</summary>
-    private static readonly Regex ExpectedLine = new Regex(
-        @"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} \[\d+\] INFO  " + Regex.Escape(BenchMessage.Logger) + " - " + Regex.Escape(BenchMessage.Text) + "$");
+    /// <summary>
+    /// log4net's "%date [%thread] %-5level %logger - %message" for an unnamed thread, with the kind's message at any
+    /// count (a file that rolled starts anywhere), or the mix's error line.
+    /// </summary>
+    private static Regex ExpectedLine(MessageKind kind)
+    {
+        string logger = Regex.Escape(BenchMessage.Logger);
+        string message = Regex.Escape(MessageKinds.Text(kind, 0)).Replace(Regex.Escape("Order 0 "), Regex.Escape("Order ") + @"\d+" + Regex.Escape(" "));
+        string line = "INFO  " + logger + " - " + message;
+        if (kind == MessageKind.Mixed)
+        {
+            line = "(?:" + line + "|ERROR " + logger + " - " + Regex.Escape(MessageKinds.ErrorText) + ")";
+        }
 
-    public static void CheckFirstLine(string folder)
+        return new Regex(@"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} \[\d+\] " + line + "$");
+    }
+
+    public static void CheckFirstLine(string folder, MessageKind kind)
     {
         string? file = Directory.EnumerateFiles(folder, "*", SearchOption.AllDirectories).OrderBy(f => f, StringComparer.Ordinal).FirstOrDefault();
         if (file == null)
@@ -106,28 +126,51 @@ internal static class LineCounter
             first = reader.ReadLine() ?? "";
         }
 
-        if (!ExpectedLine.IsMatch(first))
+        if (!ExpectedLine(kind).IsMatch(first))
         {
             throw new InvalidOperationException($"{file} starts with a line not in the benchmark's layout: \"{first}\"");
         }
     }
 
-    /// <summary>Newlines in every file of the folder, rolled backups included.</summary>
-    public static long CountLines(string folder)
+    /// <summary>
+    /// Complete lines that start with a digit (the date every layout begins with) in every file of the folder, rolled
+    /// backups included: one per event, whereas an exception's text adds lines of its own that start otherwise.
+    /// </summary>
+    public static long CountEvents(string folder)
     {
-        long lines = 0;
+        long events = 0;
         var buffer = new byte[1 << 16];
         foreach (string file in Directory.EnumerateFiles(folder, "*", SearchOption.AllDirectories))
         {
             using var stream = new FileStream(file, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+            bool lineStart = true;
+            bool eventLine = false;
             int read;
             while ((read = stream.Read(buffer, 0, buffer.Length)) > 0)
             {
-                lines += buffer.AsSpan(0, read).Count((byte)'\n');
+                Span<byte> span = buffer.AsSpan(0, read);
+                int newline;
+                while ((newline = span.IndexOf((byte)'\n')) >= 0)
+                {
+                    if (lineStart ? newline > 0 && char.IsAsciiDigit((char)span[0]) : eventLine)
+                    {
+                        events++;
+                    }
+
+                    lineStart = true;
+                    span = span.Slice(newline + 1);
+                }
+
+                if (span.Length > 0)
+                {
+                    // A line that goes on in the next read.
+                    eventLine = lineStart ? char.IsAsciiDigit((char)span[0]) : eventLine;
+                    lineStart = false;
+                }
             }
         }
 
-        return lines;
+        return events;
     }
 }
 
@@ -136,12 +179,12 @@ internal sealed class NoLoggingSession : BenchSession
 {
     private long _calls;
 
-    public NoLoggingSession()
-        : base(NewFolder())
+    public NoLoggingSession(MessageKind kind)
+        : base(NewFolder(), kind)
     {
     }
 
-    public override void Log() => Interlocked.Increment(ref _calls);
+    public override void Log(int i) => Interlocked.Increment(ref _calls);
 
     public override long Delivered() => Interlocked.Read(ref _calls);
 

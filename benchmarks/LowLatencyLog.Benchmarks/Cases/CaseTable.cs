@@ -30,9 +30,9 @@ internal enum Suites
 /// <summary>One named way of logging to disk (or to a counter), and the suites it takes part in.</summary>
 internal sealed class BenchCase
 {
-    private readonly Func<BenchSession> _open;
+    private readonly Func<MessageKind, BenchSession> _open;
 
-    public BenchCase(string name, string description, Suites suites, string[] requiredTypes, bool isAsync, Func<BenchSession> open)
+    public BenchCase(string name, string description, Suites suites, string[] requiredTypes, bool isAsync, Func<MessageKind, BenchSession> open)
     {
         Name = name;
         Description = description;
@@ -59,7 +59,8 @@ internal sealed class BenchCase
 
     public bool Available => MissingType == null;
 
-    public BenchSession Open() => _open();
+    /// <summary>A fresh pipeline whose every call logs <paramref name="kind"/>.</summary>
+    public BenchSession Open(MessageKind kind) => _open(kind);
 
     public override string ToString() => Name;
 
@@ -87,6 +88,9 @@ internal static class CaseTable
 
     /// <summary>The logger into a synchronous <c>NullAppender</c>: log4net's own floor.</summary>
     public const string Floor = "Log4net-Floor";
+
+    /// <summary>Our file appender alone on the logging thread: what the async appenders in front of it are weighed against.</summary>
+    public const string SyncFile = "RollingBufferedFile";
 
     /// <summary>Same capacity for every async case (a power of two, which the Disruptor appender needs).</summary>
     private const int BufferSize = 65536;
@@ -128,12 +132,12 @@ internal static class CaseTable
         var cases = new List<BenchCase>
         {
             new BenchCase(NoLogging, "no logging call: what the latency harness's pacing and timing cost alone",
-                Suites.Latency, Array.Empty<string>(), isAsync: false, () => new NoLoggingSession()),
+                Suites.Latency, Array.Empty<string>(), isAsync: false, kind => new NoLoggingSession(kind)),
 
             // The fastest a log4net call can be: the logger straight into a synchronous appender that does nothing.
             // An application cannot create log4net events faster; the fast layout's end-to-end bar is set against it.
             Log4net(Floor, "log4net floor: the logger straight into a synchronous NullAppender (no layout, no file)",
-                Suites.EndToEnd | Suites.Quick, isAsync: false, counter: "Root",
+                Suites.EndToEnd | Suites.Quick | Suites.Latency, isAsync: false, counter: "Root",
                 """<appender name="Root" type="LowLatencyLog.Appender.NullAppender, LowLatencyLog" />"""),
 
             // log4net's own appenders, configured as the documentation shows them.
@@ -181,8 +185,8 @@ internal static class CaseTable
         };
 
         // Our file appender on the logging thread, no async appender: what the worker pays per event for the file.
-        cases.Add(Log4net("RollingBufferedFile", "RollingBufferedFileAppender on the logging thread (no async appender)",
-            Suites.EndToEnd, isAsync: false, counter: null, RollingBufferedFileAppender("Root")));
+        cases.Add(Log4net(SyncFile, "RollingBufferedFileAppender on the logging thread (no async appender)",
+            Suites.EndToEnd | Suites.Quick | Suites.Latency, isAsync: false, counter: null, RollingBufferedFileAppender("Root")));
 
         // Ours: each async appender in front of a NullAppender (the mechanism alone) and of RollingBufferedFileAppender
         // (the configuration the README recommends, a drop-in for RollingFileAppender).
@@ -198,11 +202,11 @@ internal static class CaseTable
 
         // What a user could pick instead of log4net, configured for the same line and lossless like our Block default.
         cases.Add(new BenchCase("NLog-Async+File", "NLog AsyncTargetWrapper (queue 65536, Block) + FileTarget",
-            Suites.Alternatives | Suites.Quick, new[] { typeof(NLog.Targets.Wrappers.AsyncTargetWrapper).AssemblyQualifiedName! }, true, () => new NLogSession(BufferSize)));
+            Suites.Alternatives | Suites.Quick, new[] { typeof(NLog.Targets.Wrappers.AsyncTargetWrapper).AssemblyQualifiedName! }, true, kind => new NLogSession(BufferSize, kind)));
         cases.Add(new BenchCase("Serilog-Async+File", "Serilog WriteTo.Async (bufferSize 65536, blockWhenFull) + File (buffered, flushToDiskInterval 1 s)",
-            Suites.Alternatives | Suites.Quick, new[] { typeof(Serilog.LoggerConfigurationAsyncExtensions).AssemblyQualifiedName! }, true, () => new SerilogSession(BufferSize)));
+            Suites.Alternatives | Suites.Quick, new[] { typeof(Serilog.LoggerConfigurationAsyncExtensions).AssemblyQualifiedName! }, true, kind => new SerilogSession(BufferSize, kind)));
         cases.Add(new BenchCase("ZLogger-File", "ZLogger's file provider (background writer, its defaults)",
-            Suites.Alternatives | Suites.Quick, new[] { typeof(ZLogger.ZLoggerOptions).AssemblyQualifiedName! }, true, () => new ZLoggerSession()));
+            Suites.Alternatives | Suites.Quick, new[] { typeof(ZLogger.ZLoggerOptions).AssemblyQualifiedName! }, true, kind => new ZLoggerSession(kind)));
         return cases.ToArray();
     }
 
@@ -217,11 +221,11 @@ internal static class CaseTable
               </root>
             </log4net>
             """;
-        return new BenchCase(name, description, suites, TypesIn(xml), isAsync, () => new Log4netSession(xml, counter));
+        return new BenchCase(name, description, suites, TypesIn(xml), isAsync, kind => new Log4netSession(xml, counter, kind));
     }
 
     // Backups kept so that the long latency runs, which pass 10 MB, keep every line countable.
-    private static string RollingBufferedFileAppender(string name) => $$"""
+    internal static string RollingBufferedFileAppender(string name) => $$"""
         <appender name="{{name}}" type="LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog">
           <file value="{dir}app.log" />
           <maxSizeRollBackups value="100" />

@@ -21,12 +21,13 @@ internal sealed class Log4netSession : BenchSession
     private readonly IAppender? _counter;
 
     /// <param name="xml">The configuration.</param>
+    /// <param name="kind">What every call logs.</param>
     /// <param name="counterAppender">
     /// The name of an appender with a public <c>Count</c> (our <c>NullAppender</c>) whose count is what
     /// <see cref="Delivered"/> reports, for cases that write no file; null to count lines on disk.
     /// </param>
-    public Log4netSession(string xml, string? counterAppender)
-        : base(NewFolder())
+    public Log4netSession(string xml, string? counterAppender, MessageKind kind)
+        : base(NewFolder(), kind)
     {
         var configured = new ConfiguredRepository(xml.Replace("{dir}", Folder + Path.DirectorySeparatorChar), BenchMessage.Logger);
         _repository = configured.Repository;
@@ -39,7 +40,7 @@ internal sealed class Log4netSession : BenchSession
         }
     }
 
-    public override void Log() => _log.Info(BenchMessage.Text);
+    public override void Log(int i) => MessageKinds.Log(_log, Kind, i);
 
     public override long Delivered()
     {

@@ -1,4 +1,5 @@
 using System;
+using System.Linq;
 using System.Threading;
 
 namespace LowLatencyLog.Benchmarks.Cases;
@@ -10,6 +11,8 @@ namespace LowLatencyLog.Benchmarks.Cases;
 internal sealed class ProducerRun
 {
     private readonly Thread[] _threads;
+    private readonly long[] _allocated;
+    private readonly int _perProducer;
     private readonly ManualResetEventSlim _gate = new ManualResetEventSlim(false);
     private Exception? _failure;
 
@@ -21,19 +24,25 @@ internal sealed class ProducerRun
         }
 
         int perProducer = totalEvents / producers;
+        _perProducer = perProducer;
         _threads = new Thread[producers];
+        _allocated = new long[producers];
         for (int p = 0; p < producers; p++)
         {
+            int index = p;
             // Unnamed, so every framework prints the managed thread id for %thread.
             _threads[p] = new Thread(() =>
             {
                 _gate.Wait();
                 try
                 {
+                    long before = GC.GetAllocatedBytesForCurrentThread();
                     for (int i = 0; i < perProducer; i++)
                     {
-                        session.Log();
+                        session.Log(i);
                     }
+
+                    _allocated[index] = GC.GetAllocatedBytesForCurrentThread() - before;
                 }
                 catch (Exception e)
                 {
@@ -43,6 +52,9 @@ internal sealed class ProducerRun
             _threads[p].Start();
         }
     }
+
+    /// <summary>Bytes each producer thread allocated per call, averaged over the producers (after <see cref="Go"/>).</summary>
+    public double BytesPerCall => (double)_allocated.Sum() / _allocated.Length / _perProducer;
 
     public void Go()
     {

@@ -35,17 +35,17 @@ internal static class ChartCommand
         {
             if (CsvFile.HasHeader(csv, ThroughputCsv.Header))
             {
-                foreach (var suite in ThroughputCsv.Read(csv).GroupBy(r => r.Suite))
+                foreach (var suite in ThroughputCsv.Read(csv).GroupBy(r => (r.Suite, r.Kind)))
                 {
-                    written.Add(Throughput(suite.Key, suite.ToArray(), output));
+                    written.Add(Throughput(suite.Key.Suite, suite.Key.Kind, suite.ToArray(), output));
                 }
             }
             else if (CsvFile.HasHeader(csv, LatencyCsv.Header))
             {
                 string name = Path.GetFileNameWithoutExtension(csv);
-                foreach (var run in LatencyCsv.Read(csv).Where(r => r.Metric == "response").GroupBy(r => (r.Rate, r.Producers)))
+                foreach (var run in LatencyCsv.Read(csv).Where(r => r.Metric == "response").GroupBy(r => (r.Kind, r.Rate, r.Producers)))
                 {
-                    written.Add(Latency(name, run.Key.Rate, run.Key.Producers, run.ToArray(), output));
+                    written.Add(Latency(name, run.Key.Kind, run.Key.Rate, run.Key.Producers, run.ToArray(), output));
                 }
             }
         }
@@ -64,7 +64,7 @@ internal static class ChartCommand
         return 0;
     }
 
-    private static string Throughput(string suite, ThroughputRow[] rows, string output)
+    private static string Throughput(string suite, string kind, ThroughputRow[] rows, string output)
     {
         var plot = NewPlot(rows.Select(r => r.Case).Distinct().Count());
         int[] producers = rows.Select(r => r.Producers).Distinct().OrderBy(p => p).ToArray();
@@ -81,16 +81,16 @@ internal static class ChartCommand
             producers.Select(p => Math.Log2(p)).ToArray(),
             producers.Select(p => p.ToString(CultureInfo.InvariantCulture)).ToArray());
         plot.Axes.Left.TickGenerator = LogTicks(rows.Select(r => r.EventsPerSecond), v => Quick.QuickComparison.FormatRate(v));
-        plot.Title($"{suite}: events/s end to end (log scale)");
+        plot.Title($"{suite}, {kind}: events/s end to end (log scale)");
         plot.XLabel("producer threads");
         plot.YLabel("events per second, all lines on disk");
         Pad(plot);
-        string path = Path.Combine(output, $"{suite}-throughput.png");
+        string path = Path.Combine(output, $"{suite}-{kind}-throughput.png");
         plot.SavePng(path, Width, Height);
         return path;
     }
 
-    private static string Latency(string name, int rate, int producers, LatencyRow[] rows, string output)
+    private static string Latency(string name, string kind, int rate, int producers, LatencyRow[] rows, string output)
     {
         string[] labels = { "p50", "p90", "p99", "p99.9", "p99.99", "max" };
         var plot = NewPlot(rows.Length);
@@ -105,11 +105,11 @@ internal static class ChartCommand
 
         plot.Axes.Bottom.TickGenerator = new NumericManual(Enumerable.Range(0, labels.Length).Select(i => (double)i).ToArray(), labels);
         plot.Axes.Left.TickGenerator = LogTicks(rows.SelectMany(r => new[] { r.P50, r.P90, r.P99, r.P999, r.P9999, r.Max }).Select(v => Math.Max(v, 0.01)), FormatMicroseconds);
-        plot.Title(string.Format(CultureInfo.InvariantCulture, "ILog.Info response time at {0:N0} events/s from {1} producers (log scale)", rate, producers));
+        plot.Title(string.Format(CultureInfo.InvariantCulture, "{0} response time at {1:N0} events/s from {2} producers (log scale)", kind, rate, producers));
         plot.XLabel("percentile");
         plot.YLabel("latency from when the call was due");
         Pad(plot);
-        string path = Path.Combine(output, $"{name}-{rate}-{producers}p.png");
+        string path = Path.Combine(output, $"{name}-{kind}-{rate}-{producers}p.png");
         plot.SavePng(path, Width, Height);
         return path;
     }

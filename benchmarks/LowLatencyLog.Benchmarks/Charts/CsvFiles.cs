@@ -6,18 +6,28 @@ using System.Linq;
 
 namespace LowLatencyLog.Benchmarks.Charts;
 
-/// <summary>One throughput measurement: a case with a number of producers.</summary>
-internal sealed record ThroughputRow(string Suite, string Case, int Producers, double EventsPerSecond, double NanosecondsPerEvent, long AllocatedBytesPerEvent);
+/// <summary>
+/// One throughput measurement: a case and message kind with a number of producers. -1 where a command does not
+/// measure a column: <see cref="AllocatedBytesPerEvent"/> (every thread) comes from BenchmarkDotNet's memory diagnoser,
+/// <see cref="ProducerBytesPerCall"/> (the calling threads only) and the collections from the commands' own runs.
+/// </summary>
+internal sealed record ThroughputRow(
+    string Suite, string Case, string Kind, int Producers, double EventsPerSecond, double NanosecondsPerEvent, long AllocatedBytesPerEvent,
+    double ProducerBytesPerCall = -1, int Gen0 = -1, int Gen1 = -1, int Gen2 = -1);
 
-/// <summary>Per-call latency percentiles of one case at one rate, in microseconds.</summary>
+/// <summary>
+/// Per-call latency percentiles of one case and message kind at one rate, in microseconds, with the bytes each
+/// producer thread allocated per call and the collections during the case.
+/// </summary>
 internal sealed record LatencyRow(
-    string Case, string Metric, int Rate, int Producers, long Count,
-    double P50, double P90, double P99, double P999, double P9999, double Max);
+    string Case, string Kind, string Metric, int Rate, int Producers, long Count,
+    double P50, double P90, double P99, double P999, double P9999, double Max,
+    double ProducerBytesPerCall, int Gen0, int Gen1, int Gen2);
 
 /// <summary>The throughput CSV every throughput command writes and <c>--charts</c> reads.</summary>
 internal static class ThroughputCsv
 {
-    public const string Header = "suite,case,producers,events_per_second,ns_per_event,allocated_bytes_per_event";
+    public const string Header = "suite,case,kind,producers,events_per_second,ns_per_event,allocated_bytes_per_event,producer_bytes_per_call,gen0,gen1,gen2";
 
     public static void Write(string path, IEnumerable<ThroughputRow> rows)
     {
@@ -27,10 +37,14 @@ internal static class ThroughputCsv
         foreach (ThroughputRow r in rows)
         {
             writer.WriteLine(string.Join(",",
-                r.Suite, r.Case, r.Producers.ToString(CultureInfo.InvariantCulture),
+                r.Suite, r.Case, r.Kind, r.Producers.ToString(CultureInfo.InvariantCulture),
                 r.EventsPerSecond.ToString("F0", CultureInfo.InvariantCulture),
                 r.NanosecondsPerEvent.ToString("F1", CultureInfo.InvariantCulture),
-                r.AllocatedBytesPerEvent.ToString(CultureInfo.InvariantCulture)));
+                r.AllocatedBytesPerEvent.ToString(CultureInfo.InvariantCulture),
+                r.ProducerBytesPerCall.ToString("F1", CultureInfo.InvariantCulture),
+                r.Gen0.ToString(CultureInfo.InvariantCulture),
+                r.Gen1.ToString(CultureInfo.InvariantCulture),
+                r.Gen2.ToString(CultureInfo.InvariantCulture)));
         }
     }
 
@@ -38,7 +52,8 @@ internal static class ThroughputCsv
     {
         foreach (string[] f in CsvFile.Rows(path, Header))
         {
-            yield return new ThroughputRow(f[0], f[1], Int(f[2]), Num(f[3]), Num(f[4]), long.Parse(f[5], CultureInfo.InvariantCulture));
+            yield return new ThroughputRow(f[0], f[1], f[2], Int(f[3]), Num(f[4]), Num(f[5]), long.Parse(f[6], CultureInfo.InvariantCulture),
+                Num(f[7]), Int(f[8]), Int(f[9]), Int(f[10]));
         }
     }
 
@@ -50,7 +65,7 @@ internal static class ThroughputCsv
 /// <summary>The latency CSV <c>--latency</c> writes and <c>--charts</c> reads.</summary>
 internal static class LatencyCsv
 {
-    public const string Header = "case,metric,rate,producers,count,p50_us,p90_us,p99_us,p99_9_us,p99_99_us,max_us";
+    public const string Header = "case,kind,metric,rate,producers,count,p50_us,p90_us,p99_us,p99_9_us,p99_99_us,max_us,producer_bytes_per_call,gen0,gen1,gen2";
 
     public static void Write(string path, IEnumerable<LatencyRow> rows)
     {
@@ -60,8 +75,9 @@ internal static class LatencyCsv
         foreach (LatencyRow r in rows)
         {
             writer.WriteLine(string.Join(",",
-                new[] { r.Case, r.Metric, r.Rate.ToString(CultureInfo.InvariantCulture), r.Producers.ToString(CultureInfo.InvariantCulture), r.Count.ToString(CultureInfo.InvariantCulture) }
-                .Concat(new[] { r.P50, r.P90, r.P99, r.P999, r.P9999, r.Max }.Select(v => v.ToString("F2", CultureInfo.InvariantCulture)))));
+                new[] { r.Case, r.Kind, r.Metric, r.Rate.ToString(CultureInfo.InvariantCulture), r.Producers.ToString(CultureInfo.InvariantCulture), r.Count.ToString(CultureInfo.InvariantCulture) }
+                .Concat(new[] { r.P50, r.P90, r.P99, r.P999, r.P9999, r.Max, r.ProducerBytesPerCall }.Select(v => v.ToString("F2", CultureInfo.InvariantCulture)))
+                .Concat(new[] { r.Gen0, r.Gen1, r.Gen2 }.Select(v => v.ToString(CultureInfo.InvariantCulture)))));
         }
     }
 
@@ -70,8 +86,9 @@ internal static class LatencyCsv
         foreach (string[] f in CsvFile.Rows(path, Header))
         {
             double N(int i) => double.Parse(f[i], CultureInfo.InvariantCulture);
-            yield return new LatencyRow(f[0], f[1], int.Parse(f[2], CultureInfo.InvariantCulture), int.Parse(f[3], CultureInfo.InvariantCulture),
-                long.Parse(f[4], CultureInfo.InvariantCulture), N(5), N(6), N(7), N(8), N(9), N(10));
+            int I(int i) => int.Parse(f[i], CultureInfo.InvariantCulture);
+            yield return new LatencyRow(f[0], f[1], f[2], I(3), I(4), long.Parse(f[5], CultureInfo.InvariantCulture),
+                N(6), N(7), N(8), N(9), N(10), N(11), N(12), I(13), I(14), I(15));
         }
     }
 }

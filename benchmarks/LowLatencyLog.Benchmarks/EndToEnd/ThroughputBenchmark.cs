@@ -38,6 +38,17 @@ public abstract class ThroughputBenchmark
     /// <summary>The name of a <see cref="CaseTable"/> case.</summary>
     public abstract string Case { get; set; }
 
+    [ParamsSource(nameof(Kinds))]
+    public MessageKind Kind { get; set; }
+
+    /// <summary>
+    /// Every kind, or those named in <c>LLL_BENCH_KINDS</c> (comma-separated, e.g. <c>Format1,Constant</c>). The smoke
+    /// run takes the mix: the headline kind, with errors that write multi-line exceptions.
+    /// </summary>
+    public static IEnumerable<MessageKind> Kinds => Program.SmokeRun
+        ? new[] { MessageKind.Mixed }
+        : Environment.GetEnvironmentVariable("LLL_BENCH_KINDS") is { Length: > 0 } only ? MessageKinds.Parse(only) : MessageKinds.All;
+
     [GlobalSetup]
     public void WarmUp() => JitWarmUp.Run(() =>
     {
@@ -49,7 +60,7 @@ public abstract class ThroughputBenchmark
     [IterationSetup]
     public void OpenPipeline()
     {
-        _session = CaseTable.Get(Case).Open();
+        _session = CaseTable.Get(Case).Open(Kind);
         _run = new ProducerRun(_session, Producers, EventsPerInvocation);
     }
 
@@ -78,7 +89,7 @@ public abstract class ThroughputBenchmark
 
         if (delivered != EventsPerInvocation)
         {
-            throw new InvalidOperationException($"{Case}, {Producers} producers: {delivered} of {EventsPerInvocation} events arrived.");
+            throw new InvalidOperationException($"{Case}, {Kind}, {Producers} producers: {delivered} of {EventsPerInvocation} events arrived.");
         }
     }
 }

@@ -40,6 +40,7 @@ internal sealed class ThroughputCsvExporter : IExporter
             rows.Add(new ThroughputRow(
                 suite,
                 Convert.ToString(benchmarkCase.Parameters["Case"], CultureInfo.InvariantCulture) ?? "",
+                Convert.ToString(benchmarkCase.Parameters["Kind"], CultureInfo.InvariantCulture) ?? "",
                 Convert.ToInt32(benchmarkCase.Parameters["Producers"], CultureInfo.InvariantCulture),
                 1e9 / nanoseconds.Value,
                 nanoseconds.Value,

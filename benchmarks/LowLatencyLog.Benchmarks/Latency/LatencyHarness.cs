@@ -13,11 +13,13 @@ using LowLatencyLog.Benchmarks.Quick;
 namespace LowLatencyLog.Benchmarks.Latency;
 
 /// <summary>
-/// <c>--latency [seconds] [rate|auto] [producers] [csv]</c>: per-call latency of <c>ILog.Info</c> for every latency
-/// case (log4net's synchronous FileAppender, the async appenders), producers paced at a fixed total rate
-/// (<see cref="PacedProducer"/>). One histogram per producer thread, merged per case. Prints the percentiles and
-/// writes them to a CSV file. <c>auto</c> runs every case at half the sustainable rate of the slowest async case,
-/// measured first with the same producers. <c>--latency-smoke</c>: a short run that checks its own output.
+/// <c>--latency [seconds] [rates|auto] [producers] [csv] [kinds]</c>: per-call latency of each message kind for every
+/// latency case (log4net's floor, its synchronous FileAppender, our RollingBufferedFileAppender on the logging thread,
+/// the async appenders), producers paced at a fixed total rate (<see cref="PacedProducer"/>), each case at each rate
+/// of a comma-separated list (e.g. <c>1000,10000,100000</c>). One histogram per producer thread, merged per case.
+/// Prints the percentiles with the bytes each producer allocated per call and the collections, and writes them to a
+/// CSV file. <c>auto</c> runs every case at half the sustainable rate of the slowest async case, measured first with
+/// the same producers and kind. <c>--latency-smoke</c>: a short run that checks its own output.
 /// </summary>
 internal static class LatencyHarness
 {
@@ -27,37 +29,50 @@ internal static class LatencyHarness
 
     public static int Run(string[] args)
     {
-        double seconds = args.Length > 1 ? double.Parse(args[1], CultureInfo.InvariantCulture) : 10;
-        string rateArg = args.Length > 2 ? args[2] : "auto";
-        int producers = args.Length > 3 ? int.Parse(args[3], CultureInfo.InvariantCulture) : 2;
-        string csv = args.Length > 4 ? args[4] : Path.Combine(ResultsFolder.Path, "latency.csv");
+        // "-" keeps an argument's default, so that a later one can be given.
+        string? Arg(int i) => args.Length > i && args[i] != "-" ? args[i] : null;
+        double seconds = Arg(1) is { } s ? double.Parse(s, CultureInfo.InvariantCulture) : 10;
+        string rateArg = Arg(2) ?? "auto";
+        int producers = Arg(3) is { } p ? int.Parse(p, CultureInfo.InvariantCulture) : 2;
+        string csv = Arg(4) ?? Path.Combine(ResultsFolder.Path, "latency.csv");
+        MessageKind[] kinds = Arg(5) is { } k ? MessageKinds.Parse(k) : new[] { MessageKind.Format1 };
 
         CaseTable.ReportSkipped(Suites.Latency);
         BenchCase[] cases = CaseTable.Runnable(Suites.Latency).ToArray();
-        int rate = rateArg == "auto" ? HalfSustainableRate(cases, producers) : int.Parse(rateArg, CultureInfo.InvariantCulture);
-        Console.WriteLine($"Latency: {cases.Length} cases, {rate:N0} events/s in total from {producers} paced producers, {seconds} s measured per case after a warm-up; {Environment.ProcessorCount} cores.");
+        int[]? rates = rateArg == "auto" ? null : rateArg.Split(',', StringSplitOptions.RemoveEmptyEntries).Select(r => int.Parse(r, CultureInfo.InvariantCulture)).ToArray();
+        Console.WriteLine($"Latency: {cases.Length} cases x {kinds.Length} message kind(s) at {(rates == null ? "half the sustainable rate" : string.Join(", ", rates.Select(r => r.ToString("N0", CultureInfo.InvariantCulture))) + " events/s")} in total from {producers} paced producers, {seconds} s measured per case after a warm-up; {Environment.ProcessorCount} cores.");
 
-        List<CaseResult> results = RunAll(cases, seconds, rate, producers, progress: seconds >= 5);
-        PrintTables(results);
+        var results = new List<CaseResult>();
+        foreach (MessageKind kind in kinds)
+        {
+            foreach (int rate in rates ?? new[] { HalfSustainableRate(cases, producers, kind) })
+            {
+                List<CaseResult> run = RunAll(cases, kind, seconds, rate, producers, progress: seconds >= 5);
+                PrintTables(run, kind, rate, producers);
+                results.AddRange(run);
+            }
+        }
+
         LatencyCsv.Write(csv, results.SelectMany(r => r.Rows));
         Console.WriteLine($"CSV: {csv}");
         return results.All(r => r.Error == null) ? 0 : 1;
     }
 
-    /// <summary>About ten seconds: every latency case briefly, then checks that each produced histograms and the CSV.</summary>
+    /// <summary>About fifteen seconds: every latency case briefly, then checks that each produced histograms and the CSV.</summary>
     public static int Smoke()
     {
         const int Rate = 2000;
         const int Producers = 2;
-        const double Seconds = 1.5;
+        const double Seconds = 1;
+        const MessageKind Kind = MessageKind.Format1;
         CaseTable.ReportSkipped(Suites.Latency);
         BenchCase[] cases = CaseTable.Runnable(Suites.Latency).ToArray();
         string folder = BenchSession.NewFolder();
         try
         {
             string csv = Path.Combine(folder, "latency.csv");
-            List<CaseResult> results = RunAll(cases, Seconds, Rate, Producers, progress: false);
-            PrintTables(results);
+            List<CaseResult> results = RunAll(cases, Kind, Seconds, Rate, Producers, progress: false);
+            PrintTables(results, Kind, Rate, Producers);
             LatencyCsv.Write(csv, results.SelectMany(r => r.Rows));
 
             var problems = new List<string>();
@@ -65,14 +80,14 @@ internal static class LatencyHarness
             long expected = (long)(Rate * Seconds * 0.5); // at least half the scheduled calls, whatever the noise
             foreach (CaseResult r in results)
             {
-                foreach (LatencyRow row in r.Rows.Where(row => row.Count < expected || row.Max <= 0 || row.P50 > row.Max))
+                foreach (LatencyRow row in r.Rows.Where(row => row.Count < expected || row.Max <= 0 || row.P50 > row.Max || row.ProducerBytesPerCall < 0))
                 {
-                    problems.Add($"{r.Case} {row.Metric}: {row.Count} samples (expected at least {expected}), p50 {row.P50} µs, max {row.Max} µs");
+                    problems.Add($"{r.Case} {row.Metric}: {row.Count} samples (expected at least {expected}), p50 {row.P50} µs, max {row.Max} µs, {row.ProducerBytesPerCall} B/call");
                 }
             }
 
             LatencyRow[] readBack = File.Exists(csv) ? LatencyCsv.Read(csv).ToArray() : Array.Empty<LatencyRow>();
-            if (readBack.Length != cases.Length * 2 || cases.Any(c => readBack.Count(row => row.Case == c.Name) != 2))
+            if (readBack.Length != cases.Length * 2 || cases.Any(c => readBack.Count(row => row.Case == c.Name && row.Kind == Kind.ToString()) != 2))
             {
                 problems.Add($"{csv}: {readBack.Length} rows, expected 2 per case for {cases.Length} cases");
             }
@@ -96,7 +111,7 @@ internal static class LatencyHarness
         }
     }
 
-    private static int HalfSustainableRate(BenchCase[] cases, int producers)
+    private static int HalfSustainableRate(BenchCase[] cases, int producers, MessageKind kind)
     {
         BenchCase[] asyncCases = cases.Where(c => c.IsAsync).ToArray();
         if (asyncCases.Length == 0)
@@ -107,9 +122,9 @@ internal static class LatencyHarness
         double slowest = double.MaxValue;
         foreach (BenchCase c in asyncCases)
         {
-            ThroughputProbe.Measure(c, producers); // warm-up
-            double rate = ThroughputProbe.Measure(c, producers);
-            Console.WriteLine($"sustainable: {c.Name}, {producers} producers: {rate:N0} events/s");
+            ThroughputProbe.Measure(c, kind, producers); // warm-up
+            double rate = ThroughputProbe.Measure(c, kind, producers).EventsPerSecond;
+            Console.WriteLine($"sustainable: {c.Name}, {kind}, {producers} producers: {rate:N0} events/s");
             slowest = Math.Min(slowest, rate);
         }
 
@@ -119,21 +134,21 @@ internal static class LatencyHarness
         return (int)(Math.Floor(half / unit) * unit);
     }
 
-    private static List<CaseResult> RunAll(BenchCase[] cases, double seconds, int rate, int producers, bool progress)
+    private static List<CaseResult> RunAll(BenchCase[] cases, MessageKind kind, double seconds, int rate, int producers, bool progress)
     {
         var results = new List<CaseResult>();
         foreach (BenchCase c in cases)
         {
-            results.Add(Measure(c, seconds, rate, producers, progress));
+            results.Add(Measure(c, kind, seconds, rate, producers, progress));
         }
 
         return results;
     }
 
-    private static CaseResult Measure(BenchCase benchCase, double seconds, int rate, int producers, bool progress)
+    private static CaseResult Measure(BenchCase benchCase, MessageKind kind, double seconds, int rate, int producers, bool progress)
     {
         double warmup = Math.Clamp(seconds / 5, 0.5, 2);
-        using BenchSession session = benchCase.Open();
+        using BenchSession session = benchCase.Open(kind);
         long frequency = Stopwatch.Frequency;
         long period = (long)(frequency * (double)producers / rate);
         long start = Stopwatch.GetTimestamp() + frequency / 20; // let every thread start first
@@ -177,10 +192,12 @@ internal static class LatencyHarness
             service.Add(p.Service);
         }
 
+        // The collections are the process's, counted over the first producer's measured stretch.
+        var cost = (threads.Average(p => p.BytesPerCall), threads[0].Collections);
         return new CaseResult(benchCase.Name, drainMilliseconds, error, new[]
         {
-            Row(benchCase.Name, "response", rate, producers, response),
-            Row(benchCase.Name, "service", rate, producers, service),
+            Row(benchCase.Name, kind, "response", rate, producers, response, cost),
+            Row(benchCase.Name, kind, "service", rate, producers, service, cost),
         });
     }
 
@@ -208,29 +225,35 @@ internal static class LatencyHarness
         }
     }
 
-    private static LatencyRow Row(string name, string metric, int rate, int producers, LongHistogram h)
+    private static LatencyRow Row(string name, MessageKind kind, string metric, int rate, int producers, LongHistogram h, (double BytesPerCall, int[] Collections) cost)
     {
         double Us(long ns) => ns / 1000.0;
         double[] p = Percentiles.Select(q => h.TotalCount == 0 ? 0 : Us(h.GetValueAtPercentile(q))).ToArray();
-        return new LatencyRow(name, metric, rate, producers, h.TotalCount, p[0], p[1], p[2], p[3], p[4], h.TotalCount == 0 ? 0 : Us(h.GetMaxValue()));
+        return new LatencyRow(name, kind.ToString(), metric, rate, producers, h.TotalCount, p[0], p[1], p[2], p[3], p[4], h.TotalCount == 0 ? 0 : Us(h.GetMaxValue()),
+            cost.BytesPerCall, cost.Collections[0], cost.Collections[1], cost.Collections[2]);
     }
 
-    private static void PrintTables(List<CaseResult> results)
+    private static void PrintTables(List<CaseResult> results, MessageKind kind, int rate, int producers)
     {
+        Console.WriteLine();
+        Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "{0} ({1}) at {2:N0} events/s from {3} producers:", kind, MessageKinds.Label(kind), rate, producers));
         foreach (string metric in new[] { "response", "service" })
         {
+            bool response = metric == "response";
             Console.WriteLine();
-            Console.WriteLine(metric == "response"
-                ? "Response time (from when the call was due), µs:"
+            Console.WriteLine(response
+                ? "Response time (from when the call was due), µs; B/call: bytes each producer thread allocated per call; gen0/1/2: collections while measuring:"
                 : "Service time (from when the call started), µs:");
-            Console.WriteLine("| case | calls | p50 | p90 | p99 | p99.9 | p99.99 | max |" + (metric == "response" ? " shutdown (ms) |" : ""));
-            Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|" + (metric == "response" ? "---:|" : ""));
+            Console.WriteLine("| case | calls | p50 | p90 | p99 | p99.9 | p99.99 | max |" + (response ? " shutdown (ms) | B/call | gen0/1/2 |" : ""));
+            Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|" + (response ? "---:|---:|---:|" : ""));
             foreach (CaseResult r in results)
             {
                 LatencyRow row = r.Rows.Single(x => x.Metric == metric);
                 string cells = string.Join(" | ", new[] { row.P50, row.P90, row.P99, row.P999, row.P9999, row.Max }.Select(Format));
-                string drain = metric == "response" ? $" {r.DrainMilliseconds:F0} |" : "";
-                Console.WriteLine($"| {r.Case} | {row.Count:N0} | {cells} |{drain}" + (r.Error == null ? "" : " FAILED: " + r.Error));
+                string extra = response
+                    ? string.Format(CultureInfo.InvariantCulture, " {0:F0} | {1:F0} | {2}/{3}/{4} |", r.DrainMilliseconds, row.ProducerBytesPerCall, row.Gen0, row.Gen1, row.Gen2)
+                    : "";
+                Console.WriteLine($"| {r.Case} | {row.Count:N0} | {cells} |{extra}" + (r.Error == null ? "" : " FAILED: " + r.Error));
             }
         }
 

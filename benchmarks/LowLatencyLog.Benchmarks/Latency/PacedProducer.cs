@@ -31,9 +31,12 @@ internal sealed class PacedProducer
     private readonly long _measureFrom;
     private readonly long _end;
     private readonly Thread _thread;
+    private readonly int[] _collections = new int[3];
     private long _sent;
     private long _lagTicks;
     private Exception? _failure;
+    private long _measuredCalls;
+    private long _measuredBytes;
 
     /// <param name="session">Where to log.</param>
     /// <param name="firstDue">Stopwatch timestamp of this producer's first call.</param>
@@ -63,6 +66,12 @@ internal sealed class PacedProducer
 
     public Exception? Failure => _failure;
 
+    /// <summary>Bytes this thread allocated per measured call (after <see cref="Join"/>).</summary>
+    public double BytesPerCall => _measuredCalls == 0 ? 0 : (double)_measuredBytes / _measuredCalls;
+
+    /// <summary>Collections of generation 0, 1 and 2 in the process while this producer measured (after <see cref="Join"/>).</summary>
+    public int[] Collections => _collections;
+
     public void Start() => _thread.Start();
 
     public void Join() => _thread.Join();
@@ -74,8 +83,19 @@ internal sealed class PacedProducer
             long sleepAbove = Stopwatch.Frequency / 500; // 2 ms
             long yieldAbove = Stopwatch.Frequency / 20_000; // 50 µs: closer than that, a yield may lose the core for too long
             long sent = 0;
+            long measured = 0;
+            long bytesFrom = 0;
             for (long due = _firstDue; due < _end; due += _periodTicks)
             {
+                if (measured == 0 && due >= _measureFrom)
+                {
+                    bytesFrom = GC.GetAllocatedBytesForCurrentThread();
+                    for (int g = 0; g < 3; g++)
+                    {
+                        _collections[g] = -GC.CollectionCount(g);
+                    }
+                }
+
                 long now = Stopwatch.GetTimestamp();
                 while (now < due)
                 {
@@ -91,12 +111,13 @@ internal sealed class PacedProducer
                     now = Stopwatch.GetTimestamp();
                 }
 
-                _session.Log();
+                _session.Log((int)sent);
                 long done = Stopwatch.GetTimestamp();
                 if (due >= _measureFrom)
                 {
                     Response.RecordValue(ToNanoseconds(done - due));
                     Service.RecordValue(ToNanoseconds(done - now));
+                    measured++;
                 }
 
                 sent++;
@@ -108,6 +129,15 @@ internal sealed class PacedProducer
             }
 
             Volatile.Write(ref _sent, sent);
+            if (measured > 0)
+            {
+                _measuredBytes = GC.GetAllocatedBytesForCurrentThread() - bytesFrom;
+                _measuredCalls = measured;
+                for (int g = 0; g < 3; g++)
+                {
+                    _collections[g] += GC.CollectionCount(g);
+                }
+            }
         }
         catch (Exception e)
         {

@@ -4,6 +4,11 @@ using LowLatencyLog.Benchmarks.Cases;
 
 namespace LowLatencyLog.Benchmarks.Quick;
 
+/// <summary>One end-to-end run: events/s, the bytes each producer thread allocated per call, and the collections.</summary>
+/// <param name="Gen0">Collections of generation 0 during the run (as <see cref="GC.CollectionCount"/> counts them:
+/// a gen1 or gen2 collection counts here too).</param>
+internal readonly record struct Probe(double EventsPerSecond, double BytesPerCall, int Gen0, int Gen1, int Gen2);
+
 /// <summary>
 /// One end-to-end measurement outside BenchmarkDotNet, the same way <see cref="EndToEnd.ThroughputBenchmark"/> does
 /// it: a fresh pipeline, producers held at a gate, timed from the gate to the end of shutdown, every line checked.
@@ -12,10 +17,9 @@ internal static class ThroughputProbe
 {
     public const int Events = EndToEnd.ThroughputBenchmark.EventsPerInvocation;
 
-    /// <summary>Events per second, end to end.</summary>
-    public static double Measure(BenchCase benchCase, int producers, int events = Events)
+    public static Probe Measure(BenchCase benchCase, MessageKind kind, int producers, int events = Events)
     {
-        using BenchSession session = benchCase.Open();
+        using BenchSession session = benchCase.Open(kind);
         var run = new ProducerRun(session, producers, events);
 
         // Each run starts from a collected heap, outside the timing: the garbage of the case measured before (NLog's
@@ -25,16 +29,19 @@ internal static class ThroughputProbe
         GC.WaitForPendingFinalizers();
         GC.Collect();
 
+        int gen0 = GC.CollectionCount(0), gen1 = GC.CollectionCount(1), gen2 = GC.CollectionCount(2);
         long start = Stopwatch.GetTimestamp();
         run.Go();
         session.Stop();
         double seconds = Stopwatch.GetElapsedTime(start).TotalSeconds;
+        var probe = new Probe(events / seconds, run.BytesPerCall,
+            GC.CollectionCount(0) - gen0, GC.CollectionCount(1) - gen1, GC.CollectionCount(2) - gen2);
         long delivered = session.Delivered();
         if (delivered != events)
         {
-            throw new InvalidOperationException($"{benchCase.Name}, {producers} producers: {delivered} of {events} events arrived.");
+            throw new InvalidOperationException($"{benchCase.Name}, {kind}, {producers} producers: {delivered} of {events} events arrived.");
         }
 
-        return events / seconds;
+        return probe;
     }
 }
