@@ -61,6 +61,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private long _earlyDropped;
     private long _earlyUndelivered; // appended before activation, then closed without being activated
     private bool _closed;
+    private volatile bool _synchronous; // the worker could not start: children are called on the logging threads
     private AsyncAppenderSettings? _settings;
     private IDisposable? _metrics;
 
@@ -242,7 +243,15 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
             if (dispatcher == null)
             {
-                AppendBeforeActivation(loggingEvent);
+                if (_synchronous)
+                {
+                    ForwardSynchronously(loggingEvent);
+                }
+                else
+                {
+                    AppendBeforeActivation(loggingEvent);
+                }
+
                 return;
             }
 
@@ -281,6 +290,17 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
         AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
         if (dispatcher == null)
         {
+            if (_synchronous)
+            {
+                bool flushed = true;
+                foreach (IAppender child in _children)
+                {
+                    flushed &= child is not IFlushable flushable || flushable.Flush(millisecondsTimeout);
+                }
+
+                return flushed;
+            }
+
             lock (_lifecycle)
             {
                 return (_early == null || _early.Count == 0) && Interlocked.Read(ref _earlyUndelivered) == 0;
@@ -546,17 +566,78 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             ResolveCapture(settings, _children);
 
             dispatcher = CreateDispatcher(queueFactory, settings);
+            try
+            {
+                StartWorker(dispatcher);
+            }
+            catch (Exception e)
+            {
+                // No worker (threads refused, out of memory): the children are called on the logging threads, so the
+                // application keeps logging, and nothing waits for a worker that will never run.
+                LogLog.Error(GetType(), $"Appender [{Name}] could not start its worker thread; it forwards events to its appenders on the logging threads instead.", e);
+                _synchronous = true;
+                ForwardEarlyEventsSynchronously();
+                return;
+            }
+
             _activating = dispatcher;
-            dispatcher.Start();
-            _metrics = AppenderMetrics.Register(
-                string.IsNullOrEmpty(Name) ? GetType().Name : Name,
-                () => dispatcher.AcceptedCount,
-                () => dispatcher.DeliveredCount,
-                () => DiscardedCount,
-                () => dispatcher.QueueDepth);
+            try
+            {
+                _metrics = RegisterMetrics(dispatcher);
+            }
+            catch (Exception e)
+            {
+                LogLog.Warn(GetType(), $"Appender [{Name}] could not register its metrics; it logs on without them.", e);
+            }
         }
 
-        MoveEarlyEvents(dispatcher);
+        MoveEarlyEvents(dispatcher, _settings!.ShutdownTimeout);
+    }
+
+    /// <summary>Starts the worker thread (a seam for tests that refuse it).</summary>
+    private protected virtual void StartWorker(AsyncDispatcher<CapturedEvent> dispatcher) => dispatcher.Start();
+
+    /// <summary>Registers the appender's metrics (a seam for tests that make it fail).</summary>
+    private protected virtual IDisposable? RegisterMetrics(AsyncDispatcher<CapturedEvent> dispatcher) =>
+        AppenderMetrics.Register(
+            string.IsNullOrEmpty(Name) ? GetType().Name : Name,
+            () => dispatcher.AcceptedCount,
+            () => dispatcher.DeliveredCount,
+            () => DiscardedCount,
+            () => dispatcher.QueueDepth);
+
+    /// <summary>Under <c>_lifecycle</c>, when the worker could not start: the events held so far go to the children
+    /// now, in order, and the count of those dropped before is reported.</summary>
+    private void ForwardEarlyEventsSynchronously()
+    {
+        Queue<CapturedEvent>? early = _early;
+        _early = null;
+        Monitor.PulseAll(_lifecycle);
+        if (_earlyDropped > 0)
+        {
+            LogLog.Warn(GetType(), $"Appender [{Name}]: {_earlyDropped} event(s) logged before activation were dropped (more than {EarlyLimit} were waiting).");
+        }
+
+        while (early is { Count: > 0 })
+        {
+            ForwardSynchronously(early.Dequeue().Rebuild());
+        }
+    }
+
+    /// <summary>Without a worker: the event to every child on the calling thread (each child takes its own lock).</summary>
+    private void ForwardSynchronously(LoggingEvent loggingEvent)
+    {
+        foreach (IAppender child in _children)
+        {
+            try
+            {
+                child.DoAppend(loggingEvent);
+            }
+            catch (Exception e)
+            {
+                ReportError($"Appender [{Name}]: appender [{child.Name}] failed.", e);
+            }
+        }
     }
 
     /// <summary>The one place the dispatcher is created.</summary>
@@ -577,9 +658,11 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     /// finish. The lock is never held while waiting for room, so a child that logs back into this appender from the
     /// worker cannot deadlock it.
     /// </summary>
-    private void MoveEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher)
+    private void MoveEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher, int timeout)
     {
         var room = new SpinWait();
+        long patience = (long)Math.Max(timeout, 1) * Stopwatch.Frequency / 1000;
+        long deadline = Stopwatch.GetTimestamp() + patience;
         while (true)
         {
             lock (_lifecycle)
@@ -600,6 +683,15 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                 if (moved)
                 {
                     Monitor.PulseAll(_lifecycle); // producers waiting for room in the early queue
+                    deadline = Stopwatch.GetTimestamp() + patience;
+                }
+                else if (Stopwatch.GetTimestamp() >= deadline)
+                {
+                    // The worker made no room for the whole timeout (a child that blocks): the rest is counted and
+                    // reported as undelivered rather than holding activation, and the logging threads, for ever.
+                    dispatcher.CountUndelivered(early.Count);
+                    LogLog.Error(GetType(), $"Appender [{Name}]: {early.Count} event(s) logged before activation could not be queued within {timeout} ms (the worker made no room); they are not delivered.");
+                    early.Clear();
                 }
 
                 if (early.Count == 0)
@@ -670,10 +762,16 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     {
         CapturedEvent captured = CapturedEvent.Capture(loggingEvent, EarlyFlags);
         AsyncDispatcher<CapturedEvent>? dispatcher;
+        long waitUntil = 0;
         lock (_lifecycle)
         {
             while ((dispatcher = _dispatcher) == null)
             {
+                if (_synchronous)
+                {
+                    break;
+                }
+
                 if (_early == null)
                 {
                     return; // closed before activation
@@ -697,8 +795,26 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                     return;
                 }
 
+                // Bounded: activation gives up moving after the timeout too, but a logging thread never waits longer.
+                long now = Stopwatch.GetTimestamp();
+                if (waitUntil == 0)
+                {
+                    waitUntil = now + (long)(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout) * Stopwatch.Frequency / 1000;
+                }
+                else if (now >= waitUntil)
+                {
+                    _earlyDropped++; // counted with the discards once activation finishes
+                    return;
+                }
+
                 Monitor.Wait(_lifecycle, 100);
             }
+        }
+
+        if (dispatcher == null)
+        {
+            ForwardSynchronously(loggingEvent); // the worker could not start meanwhile
+            return;
         }
 
         // Activated meanwhile: the early events are queued already, so this one goes behind them.

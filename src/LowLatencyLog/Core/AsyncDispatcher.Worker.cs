@@ -14,7 +14,7 @@ internal sealed partial class AsyncDispatcher<T>
 
     private void Run()
     {
-        var items = new T[_maxBatchSize];
+        var items = ItemCopy.Prepare(new T[_maxBatchSize]);
         var unpublished = new SpinWait();
         var pause = new BatchPause(_queue.Capacity);
         try

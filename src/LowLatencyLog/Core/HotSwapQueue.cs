@@ -240,6 +240,14 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
         public SwapBuffer(int capacity, bool grow)
         {
             Slots = Prefault.Touch(new Slot[capacity]);
+            if (capacity <= ItemCopy.PrepareLimit)
+            {
+                for (int i = 0; i < capacity; i++)
+                {
+                    ItemCopy.Prepare(ref Slots[i].Item);
+                }
+            }
+
             _grow = grow;
         }
 

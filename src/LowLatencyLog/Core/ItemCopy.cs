@@ -32,6 +32,36 @@ internal static class ItemCopy
         destination = source;
     }
 
+    /// <summary>
+    /// Slots of queues up to this capacity get their item's storage when the queue is created, so that no logging call
+    /// allocates it (the first lap through a larger queue does, once per slot).
+    /// </summary>
+    public const int PrepareLimit = 65536;
+
+    /// <summary>Gives a new slot (or batch entry) the storage its items keep: a slot's message text.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Prepare<T>(ref T slot)
+    {
+        if (typeof(T) == typeof(CapturedEvent))
+        {
+            CapturedEvent.Clear(ref Unsafe.As<T, CapturedEvent>(ref slot), new MessageText(0));
+        }
+    }
+
+    /// <summary>Prepares every entry of a batch array or a ring of items (up to <see cref="PrepareLimit"/>).</summary>
+    public static T[] Prepare<T>(T[] items)
+    {
+        if (typeof(T) == typeof(CapturedEvent) && items.Length <= PrepareLimit)
+        {
+            for (int i = 0; i < items.Length; i++)
+            {
+                Prepare(ref items[i]);
+            }
+        }
+
+        return items;
+    }
+
     /// <summary>Worker side: moves a published slot's item into the batch and leaves the slot empty.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void Take<T>(ref T destination, ref T slot)

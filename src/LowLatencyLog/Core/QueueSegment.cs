@@ -34,9 +34,14 @@ internal sealed class QueueSegment<T>
     {
         _slots = new Slot[capacity];
         _mask = capacity - 1;
+        bool prepare = capacity <= ItemCopy.PrepareLimit;
         for (int i = 0; i < capacity; i++)
         {
             _slots[i].Sequence = i;
+            if (prepare)
+            {
+                ItemCopy.Prepare(ref _slots[i].Item);
+            }
         }
     }
 

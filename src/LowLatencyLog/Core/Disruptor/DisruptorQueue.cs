@@ -61,7 +61,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
             throw new ArgumentOutOfRangeException(nameof(capacity), capacity, "The ring's size must be a power of two.");
         }
 
-        _slots = Prefault.Touch(new T[capacity]);
+        _slots = ItemCopy.Prepare(Prefault.Touch(new T[capacity]));
         _available = new int[capacity];
         _mask = capacity - 1;
         _capacity = capacity;
