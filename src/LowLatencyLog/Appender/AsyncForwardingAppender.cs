@@ -61,7 +61,11 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private long _earlyDropped;
     private long _earlyUndelivered; // appended before activation, then closed without being activated
     private bool _closed;
-    private volatile bool _synchronous; // the worker could not start: children are called on the logging threads
+    private volatile bool _synchronous;
+    private VisibleReports? _visible;
+
+    /// <summary>The rate limit's key: a report's wording without its figures (names and counts vary).</summary>
+    private static string KindOf(string message) => VisibleReports.KindOf(message); // the worker could not start: children are called on the logging threads
     private AsyncAppenderSettings? _settings;
     private IDisposable? _metrics;
 
@@ -231,6 +235,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     /// <summary>Captures the event on the calling thread and queues it for the worker. Never throws.</summary>
     /// <param name="loggingEvent">The event; it is only read, never fixed or kept by the worker.</param>
+    [MethodImpl(Jit.Optimized)]
     public void DoAppend(LoggingEvent loggingEvent)
     {
         try
@@ -519,6 +524,8 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     private void ReportError(string message, Exception? exception)
     {
+        // Losses and failures show in log4net's internal log whatever the error handler did with earlier ones.
+        (_visible ??= new VisibleReports(GetType())).Error(KindOf(message), message, exception);
         try
         {
             _errorHandler.Error(message, exception, ErrorCode.GenericFailure);

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
@@ -216,7 +217,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             }
             catch (Exception ex)
             {
-                ErrorHandler.Error($"Could not prepare the files of [{path}].", ex, ErrorCode.GenericFailure);
+                ReportError($"Could not prepare the files of [{path}].", ex, ErrorCode.GenericFailure);
             }
 
             Open(path, append, recovering: false);
@@ -256,7 +257,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     {
         if (_writer == null)
         {
-            ErrorHandler.Error($"No file is open for the appender named [{Name}].");
+            ReportError($"No file is open for the appender named [{Name}].");
             return false;
         }
 
@@ -376,7 +377,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
         catch (Exception ex)
         {
-            ErrorHandler.Error("Could not roll the log file.", ex, ErrorCode.GenericFailure);
+            ReportError("Could not roll the log file.", ex, ErrorCode.GenericFailure);
             return;
         }
 
@@ -415,7 +416,26 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     }
 
     /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
-    private protected void ReportRollError(string message, Exception? ex) => ErrorHandler.Error(message, ex, ErrorCode.GenericFailure);
+    private protected void ReportRollError(string message, Exception? ex) => ReportError(message, ex, ErrorCode.GenericFailure);
+
+    private VisibleReports? _visible;
+
+    /// <summary>
+    /// A failure or loss: to the <see cref="AppenderSkeleton.ErrorHandler"/>, and to log4net's internal log (at most a
+    /// line a second per kind), where it shows even after the default handler has printed its one error.
+    /// </summary>
+    private protected void ReportError(string message, Exception? ex = null, ErrorCode code = ErrorCode.GenericFailure)
+    {
+        (_visible ??= new VisibleReports(GetType())).Error($"Appender [{Name}]: {message}", ex);
+        try
+        {
+            ErrorHandler.Error(message, ex, code);
+        }
+        catch
+        {
+            // A handler that throws: the internal log has the report; nothing may escape into a log call.
+        }
+    }
 
     /// <summary>
     /// Reports a locking model other than ExclusiveLock: it is never used, and a user who chose InterProcessLock or
@@ -467,6 +487,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
     }
 
+    [MethodImpl(Jit.Optimized)]
     private void AppendOne(CompiledLayout compiled, in CapturedEvent captured)
     {
         EventBufferWriter writer = _writer!;
@@ -485,7 +506,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     private void DropEvent(EventBufferWriter writer, Exception ex)
     {
         writer.AbandonEvent();
-        ErrorHandler.Error("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
+        ReportError("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
     }
 
     /// <summary>Whether the layout was replaced or activated again (a new converter chain) since it was compiled.</summary>
@@ -500,6 +521,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// subclass may override what <c>AppenderSkeleton</c> calls). The steps are <c>DoAppend(LoggingEvent[])</c>'s:
     /// the lock, the closed check, the threshold, <see cref="PreAppendCheck"/> once, the batch, its errors.
     /// </remarks>
+    [MethodImpl(Jit.Optimized)]
     bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
     {
         if (FilterHead != null || (GetType() != typeof(BufferedFileAppender) && GetType() != typeof(RollingBufferedFileAppender)))
@@ -522,7 +544,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
             if (_skeletonClosed)
             {
-                ErrorHandler.Error("Attempted to append to closed appender named [" + Name + "].");
+                ReportError("Attempted to append to closed appender named [" + Name + "].");
                 return true;
             }
 
@@ -567,7 +589,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             }
             catch (Exception ex)
             {
-                ErrorHandler.Error("Failed in Bulk DoAppend", ex);
+                ReportError("Failed in Bulk DoAppend", ex);
             }
             finally
             {
@@ -649,7 +671,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             _nextExistenceCheck = now + Ticks(ExistenceCheckIntervalMs);
             if (!FileExists(_path!))
             {
-                ErrorHandler.Error($"The file [{_path}] disappeared; creating it again.", null, ErrorCode.WriteFailure);
+                ReportError($"The file [{_path}] disappeared; creating it again.", null, ErrorCode.WriteFailure);
                 CloseStream();
                 if (!Open(_path!, append: true, recovering: true))
                 {
@@ -681,7 +703,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
     private void ReportWriteFailure(Exception ex)
     {
-        ErrorHandler.Error(
+        ReportError(
             $"Could not write to the file [{_path}]; the events stay buffered and the write is retried.", ex, ErrorCode.WriteFailure);
         _failing = true;
         _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
@@ -707,7 +729,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         long dropped = writer.DroppedEvents;
         if (dropped != _reportedDrops)
         {
-            ErrorHandler.Error(
+            ReportError(
                 $"{dropped - _reportedDrops} event(s) dropped whole ({dropped} in all): the buffer reached its limit while the file " +
                 $"[{_path}] could not be written, or one event was larger than the limit.", null, ErrorCode.WriteFailure);
             _reportedDrops = dropped;
@@ -771,7 +793,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
         catch (Exception ex)
         {
-            ErrorHandler.Error(
+            ReportError(
                 $"Could not open the file [{path}]; events are kept in memory and opening is retried.", ex, ErrorCode.FileOpenFailure);
             _failing = true;
             _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
@@ -818,14 +840,14 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             }
             catch (Exception ex)
             {
-                ErrorHandler.Error($"Could not write to the file [{_path}] while closing it.", ex, ErrorCode.CloseFailure);
+                ReportError($"Could not write to the file [{_path}] while closing it.", ex, ErrorCode.CloseFailure);
             }
         }
 
         ReportProblems();
         if (_closed && writer.HasCompleteEvents)
         {
-            ErrorHandler.Error(
+            ReportError(
                 $"{writer.CompleteLength} buffered byte(s) could not be written to [{_path}] before closing and are lost.", null, ErrorCode.CloseFailure);
         }
 
@@ -852,7 +874,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
         catch (Exception ex)
         {
-            ErrorHandler.Error($"Could not close the file [{_path}].", ex, ErrorCode.CloseFailure);
+            ReportError($"Could not close the file [{_path}].", ex, ErrorCode.CloseFailure);
         }
     }
 

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Collections.Generic;
 using System.Threading;
 using log4net.Appender;
@@ -28,6 +29,7 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
 
     public ChildrenSink(IAsyncAppenderHost host) => _host = host;
 
+    [MethodImpl(Jit.Optimized)]
     public void Deliver(CapturedEvent[] items, int count)
     {
         IAppender[] children = _host.Children;
@@ -147,6 +149,7 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
         return events;
     }
 
+    [MethodImpl(Jit.Optimized)]
     private bool TryAppendCaptured(ICapturedEventAppender direct, IAppender child, CapturedEvent[] items, int count)
     {
         try

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Collections.Generic;
 using System.Threading;
 
@@ -45,6 +46,7 @@ internal sealed partial class AsyncDispatcher<T>
 
     /// <summary>One step of the loop.</summary>
     /// <returns>False when the worker is done: the queue is closed and drained, or a timed-out close abandoned it.</returns>
+    [MethodImpl(Jit.Optimized)]
     private bool RunOnce(T[] items, ref SpinWait unpublished, ref BatchPause pause)
     {
         int count = _queue.Drain(items);
@@ -91,6 +93,7 @@ internal sealed partial class AsyncDispatcher<T>
         return true;
     }
 
+    [MethodImpl(Jit.Optimized)]
     private void Deliver(T[] items, int count)
     {
         if (Abandoned)

@@ -301,9 +301,10 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         if (Interlocked.Exchange(ref _stalledAt, progress) != progress)
         {
             SafeReportError(
-                $"The worker has delivered nothing for {_stallTimeout} ms while producers waited for room, and it is " +
-                "blocked in a child appender (one that waits for something, or logs back into log4net while log4net " +
-                "shuts down): producers stop waiting, and their events are discarded and counted until it moves again.",
+                $"The worker has delivered nothing for at least {_stallTimeout} ms while producers waited for room: a " +
+                "child appender is stuck (it waits for something, is blocked in a write to a pipe, disk or network that " +
+                "does not drain, or logs back into log4net while log4net shuts down). Producers stop waiting, and " +
+                "their events are discarded and counted until it moves again.",
                 null);
         }
     }
@@ -314,6 +315,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         private readonly AsyncDispatcher<T> _owner;
         private long _progress;
         private long _since;
+        private bool _seenRunning;
 
         public StallWatch(AsyncDispatcher<T> owner, long progress)
         {
@@ -322,7 +324,11 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
             _since = Stopwatch.GetTimestamp();
         }
 
-        /// <summary>True once the worker has delivered nothing, and was seen blocked at every look, for the limit.</summary>
+        /// <summary>
+        /// True once the worker has delivered nothing for the limit while it was seen waiting at every look, or for
+        /// twice the limit whatever its state: a thread blocked in a native write (a pipe nobody reads, a hung network
+        /// share) looks as running as one at work, so only progress tells them apart.
+        /// </summary>
         public bool HasStalled()
         {
             int limit = _owner._stallTimeout;
@@ -332,15 +338,19 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
             }
 
             long now = Interlocked.Read(ref _owner._state.Drained);
-            if (now != _progress || (_owner._worker.ThreadState & System.Threading.ThreadState.WaitSleepJoin) == 0)
+            if (now != _progress)
             {
-                // Moving, or running (a slow child at work): start over.
+                // Moving: start over.
                 _progress = now;
                 _since = Stopwatch.GetTimestamp();
+                _seenRunning = false;
                 return false;
             }
 
-            if ((Stopwatch.GetTimestamp() - _since) * 1000 < Math.Max(limit, MinimumStall) * Stopwatch.Frequency)
+            _seenRunning |= (_owner._worker.ThreadState & System.Threading.ThreadState.WaitSleepJoin) == 0;
+            long waited = (Stopwatch.GetTimestamp() - _since) * 1000;
+            long allowed = (long)Math.Max(limit, MinimumStall) * (_seenRunning ? 2 : 1);
+            if (waited < allowed * Stopwatch.Frequency)
             {
                 return false;
             }

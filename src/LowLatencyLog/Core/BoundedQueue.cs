@@ -135,6 +135,7 @@ internal sealed class BoundedQueue<T> : IEventQueue<T>
         }
     }
 
+    [MethodImpl(Jit.Optimized)]
     public int Drain(T[] buffer)
     {
         int count = 0;

@@ -143,6 +143,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
         }
     }
 
+    [MethodImpl(Jit.Optimized)]
     public int Drain(T[] output)
     {
         _lastDrainFreedRoom = false;
@@ -314,6 +315,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             }
         }
 
+        [MethodImpl(Jit.Optimized)]
         public int Drain(T[] output, int offset)
         {
             int capacity = Slots.Length;

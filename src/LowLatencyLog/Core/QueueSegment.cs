@@ -136,6 +136,7 @@ internal sealed class QueueSegment<T>
     }
 
     /// <summary>Worker only: takes published items in order into <paramref name="buffer"/> from <paramref name="offset"/>.</summary>
+    [MethodImpl(Jit.Optimized)]
     public int Drain(T[] buffer, int offset)
     {
         Slot[] slots = _slots;

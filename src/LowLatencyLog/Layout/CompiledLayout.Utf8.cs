@@ -1,4 +1,6 @@
+using System.Runtime.CompilerServices;
 #if NET8_0_OR_GREATER
+using LowLatencyLog.Core;
 using LowLatencyLog.IO;
 
 namespace LowLatencyLog.Layout;
@@ -15,6 +17,7 @@ namespace LowLatencyLog.Layout;
 /// </remarks>
 internal sealed partial class CompiledLayout
 {
+    [MethodImpl(Jit.Optimized)]
     private void FormatUtf8(EventBufferWriter writer, LayoutEvent loggingEvent)
     {
         LayoutPart[] parts = _parts;

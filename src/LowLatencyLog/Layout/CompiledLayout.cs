@@ -3,6 +3,7 @@ using System.IO;
 using System.Runtime.CompilerServices;
 using log4net.Core;
 using log4net.Layout;
+using LowLatencyLog.Core;
 using LowLatencyLog.Capture;
 using LowLatencyLog.IO;
 
@@ -133,6 +134,7 @@ internal sealed partial class CompiledLayout
     /// Renders an event captured by an async appender: the same text as <see cref="Render(TextWriter, LoggingEvent)"/>
     /// for the event the async appender would rebuild from it.
     /// </summary>
+    [MethodImpl(Jit.Optimized)]
     public void Render(TextWriter writer, in CapturedEvent captured)
     {
         if (writer is not EventBufferWriter events)
@@ -247,6 +249,7 @@ internal sealed partial class CompiledLayout
     }
 
     /// <summary>Into the file appender's writer: straight into its bytes or chars when every part can.</summary>
+    [MethodImpl(Jit.Optimized)]
     private void RenderTo(EventBufferWriter writer, LayoutEvent loggingEvent)
     {
         string? exception = IgnoresException ? loggingEvent.GetExceptionString() : null;

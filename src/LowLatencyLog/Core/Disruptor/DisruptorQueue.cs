@@ -206,6 +206,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
         Volatile.Write(ref _available[index], (int)(position >> _shift));
     }
 
+    [MethodImpl(Jit.Optimized)]
     public int Drain(T[] buffer)
     {
         long next = _seq.Consumer; // only the worker writes it
