@@ -100,6 +100,13 @@ public static class Program
                 {
                     log.Info(Message(sequence++));
                 }
+
+                if (top is IFlushable flushable && kind != "forwarding")
+                {
+                    // "flushed" means it: the async worker polls on a timer, so without this a kill could land before
+                    // its first write. The next batch is logged while the worker writes the one before.
+                    flushable.Flush(5000);
+                }
             }
             else if (batch % 3 == 0)
             {

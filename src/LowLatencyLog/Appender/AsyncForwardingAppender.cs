@@ -525,7 +525,10 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private void ReportError(string message, Exception? exception)
     {
         // Losses and failures show in log4net's internal log whatever the error handler did with earlier ones.
-        (_visible ??= new VisibleReports(GetType())).Error(KindOf(message), message, exception);
+        if (VisibleReports.Needed(_errorHandler))
+        {
+            (_visible ??= new VisibleReports(GetType())).Error(KindOf(message), message, exception);
+        }
         try
         {
             _errorHandler.Error(message, exception, ErrorCode.GenericFailure);

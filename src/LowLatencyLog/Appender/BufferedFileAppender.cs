@@ -424,12 +424,23 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// A failure or loss: to the <see cref="AppenderSkeleton.ErrorHandler"/>, and to log4net's internal log (at most a
     /// line a second per kind), where it shows even after the default handler has printed its one error.
     /// </summary>
-    private protected void ReportError(string message, Exception? ex = null, ErrorCode code = ErrorCode.GenericFailure)
+    private protected void ReportError(string message, Exception? ex = null, ErrorCode? code = null)
     {
-        (_visible ??= new VisibleReports(GetType())).Error($"Appender [{Name}]: {message}", ex);
+        if (VisibleReports.Needed(ErrorHandler))
+        {
+            (_visible ??= new VisibleReports(GetType())).Error($"Appender [{Name}]: {message}", ex);
+        }
+
         try
         {
-            ErrorHandler.Error(message, ex, code);
+            if (ex == null && code == null)
+            {
+                ErrorHandler.Error(message); // as log4net's own appenders report these
+            }
+            else
+            {
+                ErrorHandler.Error(message, ex, code ?? ErrorCode.GenericFailure);
+            }
         }
         catch
         {

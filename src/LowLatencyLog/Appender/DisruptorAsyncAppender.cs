@@ -38,6 +38,7 @@ public sealed class DisruptorAsyncAppender : AsyncForwardingAppender
     private protected override IQueueFactory CreateQueueFactory(Action<string> reportError)
     {
         Core.ProducerType producerType = SettingReader.Name("producerType", ProducerType, Core.ProducerType.Multi, reportError);
-        return new DisruptorQueueFactory(producerType, reportError);
+        // A misused Single is reported through the appender's own reports, which reach the internal log.
+        return new DisruptorQueueFactory(producerType, null);
     }
 }

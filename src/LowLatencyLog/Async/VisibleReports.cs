@@ -42,6 +42,12 @@ internal sealed class VisibleReports
         return kind.ToString();
     }
 
+    /// <summary>
+    /// Whether a report must also go to the internal log: not when <paramref name="handler"/> is log4net's default one
+    /// and has not reported anything yet, because it prints that first report itself (the same line twice otherwise).
+    /// </summary>
+    public static bool Needed(log4net.Core.IErrorHandler handler) => handler is not OnlyOnceErrorHandler { IsEnabled: true };
+
     /// <summary>Any thread; never throws. The kind is the message's wording without its figures.</summary>
     public void Error(string message, Exception? exception) => Error(KindOf(message), message, exception);
 
