@@ -415,6 +415,9 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
     }
 
+    /// <summary>Whether a file is open now (not while opening fails and is retried).</summary>
+    private protected bool HasOpenFile => _stream != null;
+
     /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
     private protected void ReportRollError(string message, Exception? ex) => ReportError(message, ex, ErrorCode.GenericFailure);
 

@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using log4net.Appender;
 using LowLatencyLog.Core;
 using LowLatencyLog.IO;
@@ -146,12 +147,23 @@ public class RollingBufferedFileAppender : BufferedFileAppender
             return;
         }
 
+        // Never while no file is open (the next one failed to open and is retried: rolling again would shift the
+        // backups once per event), and after a roll that could not move the file, not again for a while.
         long limit = files.MaxFileSize;
-        if (limit != long.MaxValue && CurrentFileLength(limit) >= limit)
+        if (limit != long.MaxValue && HasOpenFile && CurrentFileLength(limit) >= limit && Stopwatch.GetTimestamp() >= _nextSizeRoll)
         {
             RollNow(files, byDate: false);
+            if (files.CurrentFileStayed)
+            {
+                _nextSizeRoll = Stopwatch.GetTimestamp() + Stopwatch.Frequency * RetryRollMilliseconds / 1000;
+            }
         }
     }
+
+    /// <summary>After a size roll that could not move the file away, the next attempt waits this long.</summary>
+    internal const int RetryRollMilliseconds = 1000;
+
+    private long _nextSizeRoll;
 
     // Apart from the checks above: a lambda that captures a local makes the compiler allocate its closure on entry to
     // the method that declares the local, which was every event.

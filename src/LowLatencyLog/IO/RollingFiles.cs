@@ -381,12 +381,28 @@ internal sealed class RollingFiles
     }
 
     /// <summary>Renames the backups one step (or deletes the oldest) to free a slot for the file being rolled.</summary>
+    /// <remarks>
+    /// The file being rolled is moved out of the way first, to a name of its own: if it cannot be moved (another
+    /// process holds it), nothing else is touched, so a roll that keeps failing never deletes or shifts a backup.
+    /// </remarks>
     private void RollOverRenameFiles(string fileName)
     {
         int max = _options.MaxSizeRollBackups;
         if (max == 0)
         {
             return;
+        }
+
+        bool movesCurrent = _options.CountDirection < 0 || _options.StaticLogFileName;
+        string? moved = null;
+        if (movesCurrent && File.Exists(fileName))
+        {
+            moved = fileName + RollingSuffix;
+            if (!RollFile(fileName, moved))
+            {
+                CurrentFileStayed = true;
+                return;
+            }
         }
 
         if (_options.CountDirection < 0)
@@ -404,7 +420,7 @@ internal sealed class RollingFiles
             }
 
             CurrentSizeRollBackups++;
-            CurrentFileStayed = !RollFile(fileName, CombinePath(fileName, ".1"));
+            CurrentFileStayed = !FinishMove(moved, fileName, CombinePath(fileName, ".1"));
             return;
         }
 
@@ -441,8 +457,24 @@ internal sealed class RollingFiles
         if (_options.StaticLogFileName)
         {
             CurrentSizeRollBackups++;
-            CurrentFileStayed = !RollFile(fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)));
+            CurrentFileStayed = !FinishMove(moved, fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)));
         }
+    }
+
+    /// <summary>The name a file being rolled has between its two moves.</summary>
+    internal const string RollingSuffix = ".rolling";
+
+    /// <summary>Moves the rolled file from its interim name to its backup name; if that fails, back where it was.</summary>
+    /// <returns>False when the file is back under <paramref name="fileName"/> (it stayed).</returns>
+    private bool FinishMove(string? moved, string fileName, string backup)
+    {
+        if (moved == null || RollFile(moved, backup))
+        {
+            return true;
+        }
+
+        RollFile(moved, fileName);
+        return false;
     }
 
     /// <summary>Moves <paramref name="from"/> to <paramref name="to"/>; false, reported, if it exists and could not be moved.</summary>
