@@ -264,6 +264,13 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             CapturedEvent captured = CapturedEvent.CaptureForQueue(loggingEvent, _capture);
             dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
         }
+        catch (ThreadInterruptedException e)
+        {
+            // The application interrupted its thread while it waited for room: the event is not queued, and the
+            // interrupt is set again so that the application's own next wait still sees it.
+            ReportProducerError(e);
+            Thread.CurrentThread.Interrupt();
+        }
         catch (Exception e)
         {
             ReportProducerError(e);

@@ -220,8 +220,25 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
                 ReportError($"Could not prepare the files of [{path}].", ex, ErrorCode.GenericFailure);
             }
 
-            Open(path, append, recovering: false);
+            // A first open that fails is retried as it was meant: appendToFile=false still truncates, with a header.
+            _firstOpen = Open(path, append, recovering: false) ? null : append;
         }
+    }
+
+    /// <summary>The <c>appendToFile</c> of a first open that failed and is retried; null once a file was opened.</summary>
+    private bool? _firstOpen;
+
+    /// <summary>Opens the file again after a failure: as the first open meant to, if that one never succeeded.</summary>
+    private bool Reopen()
+    {
+        bool? first = _firstOpen;
+        bool opened = first is { } append ? Open(_path!, append, recovering: false) : Open(_path!, append: true, recovering: true);
+        if (opened)
+        {
+            _firstOpen = null;
+        }
+
+        return opened;
     }
 
     /// <summary>Writes every buffered event to the file and flushes it to the operating system.</summary>
@@ -675,7 +692,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
         if (_stream == null)
         {
-            if (_path == null || !Open(_path, append: true, recovering: true))
+            if (_path == null || !Reopen())
             {
                 return false;
             }
@@ -927,27 +944,44 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             return;
         }
 
-        _timer ??= new Timer(OnTimer, null, Timeout.Infinite, Timeout.Infinite);
+        if (_timer == null)
+        {
+            // Without the arming thread's execution context: the timer would otherwise keep that caller's AsyncLocals
+            // (an Activity, logical thread context) alive and visible for the appender's lifetime.
+            using (ExecutionContext.SuppressFlow())
+            {
+                _timer = new Timer(OnTimer, null, Timeout.Infinite, Timeout.Infinite);
+            }
+        }
+
         _timerArmed = true;
         _timer.Change(dueMs, Timeout.Infinite);
     }
 
     private void OnTimer(object? state)
     {
-        lock (LockObj)
+        try
         {
-            _timerArmed = false;
-            if (_closed || _writer == null)
+            lock (LockObj)
             {
-                return;
-            }
+                _timerArmed = false;
+                if (_closed || _writer == null)
+                {
+                    return;
+                }
 
-            WriteOut(flushStream: false, force: true);
-            ReportProblems();
-            if (_failing)
-            {
-                ArmTimer(RetryIntervalMs);
+                WriteOut(flushStream: false, force: true);
+                ReportProblems();
+                if (_failing)
+                {
+                    ArmTimer(RetryIntervalMs);
+                }
             }
+        }
+        catch (Exception e)
+        {
+            // A throwing error handler on the timer's thread would end the process.
+            LogLog.Error(GetType(), $"Appender [{Name}]: the flush timer failed.", e);
         }
     }
 

@@ -84,7 +84,7 @@ internal sealed partial class DisruptorQueue<T>
             {
                 long position = _seq.Cursor; // only the owner writes the cursor in Single mode
                 long wrapPoint = position - _capacity;
-                if (wrapPoint < _seq.GatingCache || wrapPoint < (_seq.GatingCache = Volatile.Read(ref _seq.Consumer)))
+                if (wrapPoint < Volatile.Read(ref _seq.GatingCache) || wrapPoint < RefreshGatingCache())
                 {
                     Publish(position, item);
                     Volatile.Write(ref _seq.Cursor, position + 1); // release: the claim count follows the publication
@@ -166,5 +166,13 @@ internal sealed partial class DisruptorQueue<T>
         }
 
         return true;
+    }
+
+    /// <summary>Re-reads the consumer's sequence into the cache (one atomic 64-bit store, also on 32-bit runtimes).</summary>
+    private long RefreshGatingCache()
+    {
+        long consumer = Volatile.Read(ref _seq.Consumer);
+        Volatile.Write(ref _seq.GatingCache, consumer);
+        return consumer;
     }
 }

@@ -164,7 +164,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
                 return EnqueueResult.Closed;
             }
 
-            if (position - _capacity >= _seq.GatingCache && !HasRoomFor(position))
+            if (position - _capacity >= Volatile.Read(ref _seq.GatingCache) && !HasRoomFor(position))
             {
                 // Full, unless the cursor moved on while we looked.
                 long current = Volatile.Read(ref _seq.Cursor);
@@ -193,7 +193,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     private bool HasRoomFor(long position)
     {
         long consumer = Volatile.Read(ref _seq.Consumer); // acquire: the worker's reads of the slot are done
-        _seq.GatingCache = consumer;
+        Volatile.Write(ref _seq.GatingCache, consumer); // atomic on 32-bit runtimes too: a torn value would skip the room check
         return position - _capacity < consumer;
     }
 

@@ -22,7 +22,8 @@ internal struct RingSequences
 
     /// <summary>
     /// A copy of <see cref="Consumer"/> that producers keep so that a claim reads the worker's line only when the ring
-    /// looks full. Written without synchronization: it may lag (costing a re-read), but it only ever holds a value the
+    /// looks full. Read and written as single atomic accesses (Volatile, which 32-bit runtimes need for a long) but without
+    /// further synchronization: it may lag (costing a re-read), but it only ever holds a value the
     /// consumer sequence really had, so it never says there is room that is not there.
     /// </summary>
     [FieldOffset(Line + 8)]
