@@ -222,7 +222,6 @@ internal static class IdleCpu
         }
     }
 
-    /// <summary>The process's CPU time: every live thread's <see cref="ThreadCpu"/>, added up.</summary>
-    private static TimeSpan ProcessCpu() =>
-        Directory.GetDirectories("/proc/self/task").Aggregate(TimeSpan.Zero, (sum, task) => sum + ThreadCpu(task));
+    /// <summary>The process's CPU time, threads that ended included (the kernel's tick-sampled total).</summary>
+    private static TimeSpan ProcessCpu() => Process.GetCurrentProcess().TotalProcessorTime;
 }
