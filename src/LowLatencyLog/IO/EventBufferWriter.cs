@@ -761,11 +761,28 @@ internal sealed partial class EventBufferWriter : TextWriter
         _complete = _length;
     }
 
+    /// <summary>
+    /// After a write that failed midway (a full disk takes part of it): the part that landed is cut off the file, so
+    /// the file ends with a whole event, and the retry, in this file or the next, writes those events once.
+    /// Truncating works on a full disk; if it fails, the position at least goes back.
+    /// </summary>
     private static void RewindAfterFailedWrite(Stream stream, long start)
     {
         if (start < 0)
         {
             return;
+        }
+
+        try
+        {
+            if (stream.Length > start)
+            {
+                stream.SetLength(start);
+            }
+        }
+        catch (Exception)
+        {
+            // Nothing more to do here: the position below still keeps the retry from leaving a gap.
         }
 
         try
