@@ -39,6 +39,12 @@ public static class Program
             return;
         }
 
+        if (args.Length == 4 && args[0] == "crash")
+        {
+            LogThenCrash(args[1], args[2], args[3]);
+            return;
+        }
+
         using var file = new FileStream(args[0], FileMode.Create, FileAccess.Write, FileShare.Read, 1);
         var writer = new EventBufferWriter(new UTF8Encoding(false), 4096) { Stream = file };
         long sequence = 0;
@@ -181,11 +187,63 @@ public static class Program
         Console.Out.Flush();
     }
 
+    /// <summary>
+    /// <c>crash asyncType fileKind path</c>: a thread logs a burst through the async appender into the file appender and
+    /// then throws, unhandled, right after its last call, while the worker still holds most of the burst (a second child
+    /// takes 20 µs an event, so the worker is about a second behind): log4net's shutdown does not run on a crash, only
+    /// the library's crash handler. Prints "logged N" first.
+    /// </summary>
+    private static void LogThenCrash(string asyncType, string fileKind, string path)
+    {
+        var xml = new System.Xml.XmlDocument();
+        xml.LoadXml($@"<log4net>
+              <appender name=""async"" type=""LowLatencyLog.Appender.{asyncType}, LowLatencyLog"">
+                <bufferSize value=""65536"" />
+                <appender-ref ref=""file"" />
+                <appender-ref ref=""slow"" />
+              </appender>
+              <appender name=""slow"" type=""LowLatencyLog.KillTarget.SlowAppender, LowLatencyLog.KillTarget"" />
+              <appender name=""file"" type=""LowLatencyLog.Appender.{fileKind}, LowLatencyLog"">
+                <file value=""{path}"" />
+                <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%date [%thread] %-5level %logger - %message%newline"" /></layout>
+              </appender>
+              <root><level value=""ALL"" /><appender-ref ref=""async"" /></root>
+            </log4net>");
+        log4net.Config.XmlConfigurator.Configure(LogManager.GetRepository(typeof(Program).Assembly), xml.DocumentElement!);
+        ILog log = LogManager.GetLogger(typeof(Program));
+        const int events = 60_000;
+        Console.Out.WriteLine("logged " + events);
+        Console.Out.Flush();
+        var crashing = new System.Threading.Thread(() =>
+        {
+            for (int i = 0; i < events; i++)
+            {
+                log.InfoFormat("order {0} filled", i);
+            }
+
+            throw new InvalidOperationException("the application's own bug");
+        });
+        crashing.Start();
+        crashing.Join();
+    }
+
     private static string Message(long sequence) => EventText(sequence).TrimEnd('\n');
 
     private static void Report(long sequence)
     {
         Console.Out.WriteLine("flushed " + sequence);
         Console.Out.Flush();
+    }
+}
+
+/// <summary>A child that takes about 20 µs an event: it keeps the async appender's worker behind the application.</summary>
+public sealed class SlowAppender : log4net.Appender.AppenderSkeleton
+{
+    protected override void Append(log4net.Core.LoggingEvent loggingEvent)
+    {
+        long until = System.Diagnostics.Stopwatch.GetTimestamp() + System.Diagnostics.Stopwatch.Frequency / 50_000;
+        while (System.Diagnostics.Stopwatch.GetTimestamp() < until)
+        {
+        }
     }
 }

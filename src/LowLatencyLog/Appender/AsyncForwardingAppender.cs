@@ -62,6 +62,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private long _earlyUndelivered; // appended before activation, then closed without being activated
     private bool _closed;
     private volatile bool _synchronous;
+    private long _earlyMoves; // under _lifecycle: how often activation moved early events into the buffer
     private VisibleReports? _visible;
 
     /// <summary>The rate limit's key: a report's wording without its figures (names and counts vary).</summary>
@@ -336,6 +337,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             }
 
             _closed = true;
+            CrashFlush.Unregister(this);
             dispatcher = _dispatcher ?? _activating;
             early = _early;
             _early = null;
@@ -598,6 +600,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             }
 
             _activating = dispatcher;
+            CrashFlush.Register(this, settings.ShutdownTimeout, async: true);
             try
             {
                 _metrics = RegisterMetrics(dispatcher);
@@ -699,6 +702,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
                 if (moved)
                 {
+                    _earlyMoves++; // progress: the producers waiting for activation keep waiting
                     Monitor.PulseAll(_lifecycle); // producers waiting for room in the early queue
                     deadline = Stopwatch.GetTimestamp() + patience;
                 }
@@ -780,6 +784,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
         CapturedEvent captured = CapturedEvent.Capture(loggingEvent, EarlyFlags);
         AsyncDispatcher<CapturedEvent>? dispatcher;
         long waitUntil = 0;
+        long movesSeen = -1;
         lock (_lifecycle)
         {
             while ((dispatcher = _dispatcher) == null)
@@ -812,10 +817,12 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                     return;
                 }
 
-                // Bounded: activation gives up moving after the timeout too, but a logging thread never waits longer.
+                // Bounded: a logging thread waits while activation makes progress, and at most the timeout without any
+                // (activation gives up moving then too).
                 long now = Stopwatch.GetTimestamp();
-                if (waitUntil == 0)
+                if (_earlyMoves != movesSeen)
                 {
+                    movesSeen = _earlyMoves;
                     waitUntil = now + (long)(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout) * Stopwatch.Frequency / 1000;
                 }
                 else if (now >= waitUntil)

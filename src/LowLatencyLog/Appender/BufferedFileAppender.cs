@@ -222,8 +222,12 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
             // A first open that fails is retried as it was meant: appendToFile=false still truncates, with a header.
             _firstOpen = Open(path, append, recovering: false) ? null : append;
+            CrashFlush.Register(this, CrashFlushTimeout, async: false);
         }
     }
+
+    /// <summary>How long the buffer's flush may wait for the appender's lock when the process is dying.</summary>
+    private const int CrashFlushTimeout = 1000;
 
     /// <summary>The <c>appendToFile</c> of a first open that failed and is retried; null once a file was opened.</summary>
     private bool? _firstOpen;
@@ -329,6 +333,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// <summary>Writes the layout's footer, writes everything buffered and closes the file.</summary>
     protected override void OnClose()
     {
+        CrashFlush.Unregister(this);
         _closed = true;
         _skeletonClosed = true;
         _timer?.Dispose();

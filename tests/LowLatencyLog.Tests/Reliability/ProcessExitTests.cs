@@ -20,6 +20,44 @@ public sealed class ProcessExitTests
          from file in FileKinds
          select new TestCaseData(kind.TypeName, file).SetName($"{kind.TypeName} -> {file}")).ToArray();
 
+    /// <summary>Behaviour 16: the process dies of an unhandled exception on another thread right after logging; the
+    /// crash handler delivers and flushes what the appenders held, so every event logged before the crash is in the
+    /// file.</summary>
+    [TestCaseSource(nameof(CrashCases))]
+    public void UnhandledExceptionRightAfterLogging_EveryEventLoggedBeforeIsOnDisk(string asyncType, string fileKind)
+    {
+        string folder = Directory.CreateTempSubdirectory("lll-crash-").FullName;
+        try
+        {
+            string path = Path.Combine(folder, "app.log");
+            var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+            foreach (string argument in new[] { Path.Combine(AppContext.BaseDirectory, "LowLatencyLog.KillTarget.dll"), "crash", asyncType, fileKind, path })
+            {
+                start.ArgumentList.Add(argument);
+            }
+
+            using var child = Process.Start(start)!;
+            var errors = child.StandardError.ReadToEndAsync();
+            string output = child.StandardOutput.ReadToEnd();
+            Assert.That(child.WaitForExit(60_000), Is.True);
+            Assert.That(child.ExitCode, Is.Not.Zero, "the process died of the exception");
+            Assert.That(errors.Result, Does.Contain("the application's own bug"));
+            long logged = long.Parse(output.Split('\n').Single(l => l.StartsWith("logged ", StringComparison.Ordinal)).Substring(7));
+
+            string[] lines = File.ReadAllLines(path);
+            Assert.That(lines, Has.Length.EqualTo(logged), "the crash handler delivered and flushed everything");
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    public static TestCaseData[] CrashCases() =>
+        (from kind in AsyncAppenderKind.All
+         from file in new[] { "BufferedFileAppender", "RollingBufferedFileAppender" }
+         select new TestCaseData(kind.TypeName, file).SetName($"crash: {kind.TypeName} -> {file}")).ToArray();
+
     [TestCaseSource(nameof(Cases))]
     public void ReturnFromMainWithoutShutdown_EveryEventIsOnDisk(string asyncType, string fileKind)
     {
