@@ -20,6 +20,7 @@ internal static class CrashFlush
 {
     private static readonly object Lock = new object();
     private static readonly List<Entry> Registered = new List<Entry>();
+    private static bool _subscribed; // under Lock
 
     /// <summary>Registers an appender to flush on a crash, with the longest the flush may take.</summary>
     /// <param name="appender">The appender.</param>
@@ -29,6 +30,8 @@ internal static class CrashFlush
     {
         lock (Lock)
         {
+            // An appender dropped without Close is not kept alive by this list (weak references), and leaves it here.
+            Registered.RemoveAll(e => e.Appender == null);
             foreach (Entry entry in Registered)
             {
                 if (ReferenceEquals(entry.Appender, appender))
@@ -38,9 +41,10 @@ internal static class CrashFlush
             }
 
             Registered.Add(new Entry(appender, timeoutMilliseconds, async));
-            if (Registered.Count == 1)
+            if (!_subscribed)
             {
                 AppDomain.CurrentDomain.UnhandledException += OnUnhandledException;
+                _subscribed = true;
             }
         }
     }
@@ -50,16 +54,17 @@ internal static class CrashFlush
     {
         lock (Lock)
         {
+            Registered.RemoveAll(e => e.Appender == null);
             int index = Registered.FindIndex(e => ReferenceEquals(e.Appender, appender));
-            if (index < 0)
+            if (index >= 0)
             {
-                return;
+                Registered.RemoveAt(index);
             }
 
-            Registered.RemoveAt(index);
-            if (Registered.Count == 0)
+            if (Registered.Count == 0 && _subscribed)
             {
                 AppDomain.CurrentDomain.UnhandledException -= OnUnhandledException;
+                _subscribed = false;
             }
         }
     }
@@ -71,7 +76,7 @@ internal static class CrashFlush
         {
             lock (Lock)
             {
-                return Registered.Count > 0;
+                return _subscribed;
             }
         }
     }
@@ -104,7 +109,7 @@ internal static class CrashFlush
                 try
                 {
                     long left = (deadline - Stopwatch.GetTimestamp()) * 1000 / Stopwatch.Frequency;
-                    entry.Appender.Flush((int)Math.Max(0, left));
+                    entry.Appender?.Flush((int)Math.Max(0, left));
                 }
                 catch (Exception e)
                 {
@@ -135,16 +140,19 @@ internal static class CrashFlush
 
     private sealed class Entry
     {
+        private readonly WeakReference<IFlushable> _appender;
+
         public Entry(IFlushable appender, int timeout, bool async)
         {
-            Appender = appender;
+            _appender = new WeakReference<IFlushable>(appender);
             Timeout = timeout;
             Async = async;
         }
 
         public bool Async { get; }
 
-        public IFlushable Appender { get; }
+        /// <summary>Null once the appender was collected without being closed.</summary>
+        public IFlushable? Appender => _appender.TryGetTarget(out IFlushable? appender) ? appender : null;
 
         public int Timeout { get; }
     }
