@@ -50,6 +50,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private volatile AsyncDispatcher<CapturedEvent>? _dispatcher;
     private volatile FilterAndThreshold _admission = FilterAndThreshold.Empty;
     private FixFlags _capture = FixResolver.Always; // written under _lifecycle/_childrenLock, read racily: a flag set is atomic
+    private volatile bool _carryObjects = true; // with _capture: some child may read the event's message and exception objects
     private int _discardThresholdValue = AsyncAppenderSettings.DefaultDiscardThreshold.Value;
 
     private volatile IAppender[] _children = Array.Empty<IAppender>();
@@ -262,7 +263,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             }
 
             // The item may refer to this thread's formatting buffer: it goes straight into the queue, which copies it.
-            CapturedEvent captured = CapturedEvent.CaptureForQueue(loggingEvent, _capture);
+            CapturedEvent captured = CapturedEvent.CaptureForQueue(loggingEvent, _capture, _carryObjects);
             dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
         }
         catch (ThreadInterruptedException e)
@@ -781,7 +782,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void AppendBeforeActivation(LoggingEvent loggingEvent)
     {
-        CapturedEvent captured = CapturedEvent.Capture(loggingEvent, EarlyFlags);
+        CapturedEvent captured = CapturedEvent.Capture(loggingEvent, EarlyFlags, objects: true); // children not known yet
         AsyncDispatcher<CapturedEvent>? dispatcher;
         long waitUntil = 0;
         long movesSeen = -1;
@@ -846,16 +847,36 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     }
 
     /// <summary>Resolves <c>fix=Auto</c> from the children, or warns about what an explicit <c>fix</c> misses.</summary>
+    /// <summary>Whether any child may read the original message and exception objects (behaviour 15): every child but
+    /// the library's own appenders that write captured events as they are.</summary>
+    private static bool CarriesObjects(IAppender[] children)
+    {
+        foreach (IAppender child in children)
+        {
+            if (child is not ICapturedEventAppender direct || direct.MayReadEventObjects)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
     private void ResolveCapture(AsyncAppenderSettings settings, IAppender[] examined)
     {
         lock (_childrenLock)
         {
+            _carryObjects = CarriesObjects(_children);
             if (settings.Fix == null)
             {
                 FixFlags flags = FixResolver.Always;
                 foreach (IAppender child in _children)
                 {
                     flags |= FixResolver.Required(child);
+                    if (!FixResolver.IsKnownType(child))
+                    {
+                        LogLog.Debug(GetType(), $"Appender [{Name}]: fix=Auto captures the properties for appender [{child.Name}], whose type ({child.GetType().FullName}) it does not know; set fix to leave them out.");
+                    }
                 }
 
                 _capture = flags;

@@ -545,6 +545,12 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         ReportError("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
     }
 
+    /// <inheritdoc/>
+    bool ICapturedEventAppender.MayReadEventObjects => !TakesCapturedEvents || Volatile.Read(ref _compiled) == null;
+
+    private bool TakesCapturedEvents =>
+        FilterHead == null && (GetType() == typeof(BufferedFileAppender) || GetType() == typeof(RollingBufferedFileAppender));
+
     /// <summary>Whether the layout was replaced or activated again (a new converter chain) since it was compiled.</summary>
     private bool LayoutChanged() =>
         !ReferenceEquals(Layout, _compiledFrom) ||
@@ -560,7 +566,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     [MethodImpl(Jit.Optimized)]
     bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
     {
-        if (FilterHead != null || (GetType() != typeof(BufferedFileAppender) && GetType() != typeof(RollingBufferedFileAppender)))
+        if (!TakesCapturedEvents)
         {
             return false;
         }

@@ -67,6 +67,9 @@ public sealed class NullAppender : AppenderSkeleton, ICapturedEventAppender
     /// <inheritdoc/>
     /// <remarks>Counts as <c>DoAppend(LoggingEvent[])</c> would (threshold, closed check); with a layout or a filter,
     /// which need log4net events, the async appender rebuilds them instead.</remarks>
+    bool ICapturedEventAppender.MayReadEventObjects => Layout != null || FilterHead != null;
+
+    /// <inheritdoc/>
     bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
     {
         if (Layout != null || FilterHead != null)

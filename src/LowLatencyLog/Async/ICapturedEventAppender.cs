@@ -15,4 +15,11 @@ internal interface ICapturedEventAppender
     /// may stay buffered until the caller flushes it, which the worker does whenever its queue runs empty.
     /// </summary>
     bool TryAppend(CapturedEvent[] items, int count);
+
+    /// <summary>
+    /// Whether the appender may need log4net events with the original message and exception objects (it takes rebuilt
+    /// events: a filter, a layout it does not compile, a subclass); false when it writes captured events as they are,
+    /// so the async appender need not keep the callers' objects in its buffer for it.
+    /// </summary>
+    bool MayReadEventObjects { get; }
 }

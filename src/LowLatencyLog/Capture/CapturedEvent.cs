@@ -45,6 +45,13 @@ internal readonly struct CapturedEvent
     public readonly string? ExceptionString;
     public readonly CapturedContext? Context;
 
+    /// <summary>The original event's message object, carried only for children that may read it (not for the
+    /// library's own file appenders, so their buffers keep no caller's objects alive).</summary>
+    public readonly object? MessageObject;
+
+    /// <summary>The original event's exception object, carried with <see cref="MessageObject"/>.</summary>
+    public readonly Exception? ExceptionObject;
+
     /// <summary>The slot's message text, when the message was copied into it.</summary>
     public MessageText? OwnedText => Text is { IsSet: true } text ? text : null;
 
@@ -57,8 +64,10 @@ internal readonly struct CapturedEvent
     /// <summary>The event's domain: the one captured when it was not the process's, else the process's.</summary>
     public string? Domain => Context != null ? Context.Domain : CapturedContext.ProcessDomain;
 
-    private CapturedEvent(LoggingEvent source, string? message, StringBuilder? formatted, string? threadName, string? exceptionString, CapturedContext? context)
+    private CapturedEvent(LoggingEvent source, string? message, StringBuilder? formatted, string? threadName, string? exceptionString, CapturedContext? context, bool objects)
     {
+        MessageObject = objects ? source.MessageObject : null;
+        ExceptionObject = objects ? source.ExceptionObject : null;
         // Set once in the source's constructor; reading them computes nothing.
         Level = source.Level;
         LoggerName = source.LoggerName;
@@ -74,6 +83,8 @@ internal readonly struct CapturedEvent
 
     private CapturedEvent(in CapturedEvent source, string? message, MessageText? text)
     {
+        MessageObject = source.MessageObject;
+        ExceptionObject = source.ExceptionObject;
         Level = source.Level;
         LoggerName = source.LoggerName;
         Repository = source.Repository;
@@ -160,6 +171,8 @@ internal readonly struct CapturedEvent
         Unsafe.AsRef(in item.ThreadName) = null;
         Unsafe.AsRef(in item.ExceptionString) = null;
         Unsafe.AsRef(in item.Context) = null;
+        Unsafe.AsRef(in item.MessageObject) = null;
+        Unsafe.AsRef(in item.ExceptionObject) = null;
 #else
         item = new CapturedEvent(keep);
 #endif
@@ -209,6 +222,17 @@ internal readonly struct CapturedEvent
         {
             Unsafe.AsRef(in destination.Context) = null;
         }
+
+        if (source.MessageObject is { } messageObject)
+        {
+            Unsafe.AsRef(in destination.MessageObject) = messageObject;
+            Unsafe.AsRef(in destination.ExceptionObject) = source.ExceptionObject;
+        }
+        else
+        {
+            Unsafe.AsRef(in destination.MessageObject) = null;
+            Unsafe.AsRef(in destination.ExceptionObject) = source.ExceptionObject;
+        }
     }
 #else
     private static void Write(ref CapturedEvent destination, in CapturedEvent source, string? message, MessageText? text) =>
@@ -217,9 +241,9 @@ internal readonly struct CapturedEvent
 
     /// <summary>Producer thread. Reads what <paramref name="flags"/> selects into an item that holds its own message
     /// (for the early events, tests and other holders that keep it).</summary>
-    public static CapturedEvent Capture(LoggingEvent source, FixFlags flags)
+    public static CapturedEvent Capture(LoggingEvent source, FixFlags flags, bool objects = false)
     {
-        CapturedEvent item = CaptureForQueue(source, flags);
+        CapturedEvent item = CaptureForQueue(source, flags, objects);
         return item.Formatted is { } formatted ? new CapturedEvent(in item, formatted.ToString(), null) : item;
     }
 
@@ -230,7 +254,7 @@ internal readonly struct CapturedEvent
     /// capture on the thread: the item goes straight into a queue, which copies the text into the slot.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static CapturedEvent CaptureForQueue(LoggingEvent source, FixFlags flags)
+    public static CapturedEvent CaptureForQueue(LoggingEvent source, FixFlags flags, bool objects = false)
     {
         string? domain = EventFields.Domain(source);
         string? message = null;
@@ -248,7 +272,8 @@ internal readonly struct CapturedEvent
             (flags & FixFlags.Exception) != 0 ? source.GetExceptionString() : null,
             (flags & CapturedContext.Flags) != 0 || !ReferenceEquals(domain, CapturedContext.ProcessDomain)
                 ? CapturedContext.CaptureIfAny(source, flags, domain)
-                : null);
+                : null,
+            objects);
     }
 
     [ThreadStatic]
@@ -354,7 +379,13 @@ internal readonly struct CapturedEvent
             // Never null: with null properties log4net would build them from the worker's thread context.
             Properties = context?.Properties ?? new PropertiesDictionary(),
         };
-        return Fixed(new LoggingEvent(null, Repository, data, FixFlags.All));
+        LoggingEvent rebuilt = Fixed(new LoggingEvent(null, Repository, data, FixFlags.All));
+        if (MessageObject != null || ExceptionObject != null)
+        {
+            EventFields.SetObjects(rebuilt, MessageObject, ExceptionObject);
+        }
+
+        return rebuilt;
     }
 
     /// <summary>

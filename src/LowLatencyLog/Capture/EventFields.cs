@@ -54,6 +54,49 @@ internal static class EventFields
     private static extern ref IFormatProvider? Provider(SystemStringFormat format);
 #endif
 
+    // log4net 3.x keeps an event's message and exception objects in auto-property backing fields; the constructor from
+    // LoggingEventData leaves both null.
+    private const string MessageObjectField = "<MessageObject>k__BackingField";
+    private const string ExceptionObjectField = "<ExceptionObject>k__BackingField";
+
+    private static readonly FieldInfo? MessageObjectInfo = Field(MessageObjectField, typeof(object));
+    private static readonly FieldInfo? ExceptionObjectInfo = Field(ExceptionObjectField, typeof(Exception));
+
+    /// <summary>Whether a rebuilt event can be given the original message and exception objects.</summary>
+    internal static bool SetsObjects => MessageObjectInfo != null && ExceptionObjectInfo != null;
+
+    /// <summary>
+    /// Gives an event rebuilt from <see cref="LoggingEventData"/> the original event's message and exception objects, as
+    /// log4net's own fixed events keep them (telemetry appenders, JSON layouts, <c>%exception{message}</c> and
+    /// exception evaluators read them). Does nothing if this log4net version keeps them elsewhere.
+    /// </summary>
+    public static void SetObjects(LoggingEvent rebuilt, object? message, Exception? exception)
+    {
+        if (!SetsObjects)
+        {
+            return;
+        }
+
+#if NET8_0_OR_GREATER
+        MessageObjectOf(rebuilt) = message;
+        ExceptionObjectOf(rebuilt) = exception;
+#else
+        MessageObjectInfo!.SetValue(rebuilt, message);
+        ExceptionObjectInfo!.SetValue(rebuilt, exception);
+#endif
+    }
+
+#if NET8_0_OR_GREATER
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = MessageObjectField)]
+    private static extern ref object? MessageObjectOf(LoggingEvent loggingEvent);
+
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = ExceptionObjectField)]
+    private static extern ref Exception? ExceptionObjectOf(LoggingEvent loggingEvent);
+#endif
+
+    private static FieldInfo? Field(string name, Type type) =>
+        typeof(LoggingEvent).GetField(name, BindingFlags.Instance | BindingFlags.NonPublic) is { } field && field.FieldType == type ? field : null;
+
     // The last repository asked about, and its answer: one repository in almost every application.
     private static RendererAnswer? s_renderer;
 

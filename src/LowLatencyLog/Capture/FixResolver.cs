@@ -73,6 +73,13 @@ internal static class FixResolver
         return flags & Capturable;
     }
 
+    /// <summary>Whether <paramref name="appender"/> is log4net's or this library's, whose reads fix=Auto knows.</summary>
+    public static bool IsKnownType(IAppender appender)
+    {
+        System.Reflection.Assembly assembly = appender.GetType().Assembly;
+        return assembly == typeof(IAppender).Assembly || assembly == typeof(FixResolver).Assembly;
+    }
+
     /// <summary>The fields <paramref name="appender"/> (and any appender nested under it) reads from an event.</summary>
     public static FixFlags Required(IAppender appender) => Required(appender, new HashSet<IAppender>());
 
@@ -91,6 +98,12 @@ internal static class FixResolver
         }
 
         needs |= ForOtherLayouts(appender, layout);
+        if (!IsKnownType(appender))
+        {
+            // A third-party appender (telemetry, a JSON sink) may read any property, whatever its layout says.
+            needs |= FixFlags.Properties;
+        }
+
         needs |= ForFiltersAndEvaluators(appender);
         if (appender is IAppenderAttachable parent)
         {

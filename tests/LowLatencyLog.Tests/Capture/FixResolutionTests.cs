@@ -21,6 +21,24 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     {
     }
 
+    /// <summary>A log4net appender that writes nowhere visible: fix=Auto knows its type, so only its layout counts.</summary>
+    private const string KnownType = "log4net.Appender.DebugAppender";
+
+    private static string KnownChild(string name = "child", string pattern = "%message") =>
+        $@"<appender name=""{name}"" type=""{KnownType}"">
+             <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{pattern}"" /></layout>
+           </appender>";
+
+    /// <summary>Behaviour 15: an appender of a type fix=Auto does not know (a telemetry or JSON sink) may read any
+    /// property whatever its layout says, so Auto captures the properties for it.</summary>
+    [Test]
+    public void Auto_AChildOfAnUnknownType_GetsTheProperties()
+    {
+        var harness = Configure(appenders: RecordingChild("child", "%message"));
+
+        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+    }
+
     [TestCase("%date %level %logger - %message%newline", Always)]
     [TestCase("%message %property{user}", Always | FixFlags.Properties)]
     [TestCase("%message %X{user}", Always | FixFlags.Properties)]
@@ -32,7 +50,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     [TestCase("%appdomain %thread", Always)]
     public void Auto_PatternLayout(string pattern, FixFlags expected)
     {
-        var harness = Configure(appenders: RecordingChild("child", pattern));
+        var harness = Configure(appenders: KnownChild("child", pattern));
 
         Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
         Assert.That(harness.InternalWarnings, Is.Empty);
@@ -43,7 +61,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     {
         var harness = Configure(
             appenders: @"<appender name=""forward"" type=""log4net.Appender.ForwardingAppender""><appender-ref ref=""inner"" /></appender>" +
-                RecordingChild("inner", "%ndc %message") + RecordingChild("other", "%location"),
+                KnownChild("inner", "%ndc %message") + KnownChild("other", "%location"),
             refs: @"<appender-ref ref=""forward"" /><appender-ref ref=""other"" />");
 
         Assert.That(Async(harness).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties | FixFlags.LocationInfo));
@@ -52,13 +70,13 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     [Test]
     public void Auto_XmlLayoutUnknownLayoutAndLayoutlessChild()
     {
-        var xml = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}""><layout type=""log4net.Layout.XmlLayout""><locationInfo value=""true"" /></layout></appender>");
+        var xml = Configure(appenders: $@"<appender name=""child"" type=""{KnownType}""><layout type=""log4net.Layout.XmlLayout""><locationInfo value=""true"" /></layout></appender>");
         Assert.That(Async(xml).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties | FixFlags.UserName | FixFlags.Identity | FixFlags.LocationInfo));
 
-        var unknown = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}""><layout type=""LowLatencyLog.Tests.Capture.OpaqueLayout, LowLatencyLog.Tests"" /></appender>");
+        var unknown = Configure(appenders: $@"<appender name=""child"" type=""{KnownType}""><layout type=""LowLatencyLog.Tests.Capture.OpaqueLayout, LowLatencyLog.Tests"" /></appender>");
         Assert.That(Async(unknown).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
 
-        var layoutless = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}"" />");
+        var layoutless = Configure(appenders: $@"<appender name=""child"" type=""{KnownType}"" />");
         Assert.That(Async(layoutless).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
 
         var nullChild = Configure(appenders: @"<appender name=""child"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />");
@@ -72,7 +90,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     [TestCase("%message", "who", UserConverterType, Always)]
     public void Auto_ConverterRegisteredOnTheLayout_CountsAsPartial(string pattern, string name, string type, FixFlags expected)
     {
-        var harness = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}"">
+        var harness = Configure(appenders: $@"<appender name=""child"" type=""{KnownType}"">
               <layout type=""log4net.Layout.PatternLayout"">
                 <converter><name value=""{name}"" /><type value=""{type}"" /></converter>
                 <conversionPattern value=""{pattern}"" />
@@ -90,7 +108,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         layout.AddConverter("who", typeof(UserPropertyConverter));
         layout.ConversionPattern = "%message %who";
         layout.ActivateOptions();
-        async.AddAppender(new RecordingAppender { Name = "late", Layout = layout });
+        async.AddAppender(new log4net.Appender.DebugAppender { Name = "late", Layout = layout });
 
         Assert.That(async.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
     }
@@ -113,7 +131,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     [TestCase("<filter type=\"LowLatencyLog.Tests.Capture.OpaqueFilter, LowLatencyLog.Tests\" />", Always | FixFlags.Properties)]
     public void Auto_AChildsFilters_AreInspected(string filters, FixFlags expected)
     {
-        var harness = Configure(appenders: $@"<appender name=""child"" type=""{RecordingType}"">{filters}
+        var harness = Configure(appenders: $@"<appender name=""child"" type=""{KnownType}"">{filters}
               <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
             </appender>");
 
@@ -127,7 +145,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         var harness = Configure(appenders: $@"<appender name=""child"" type=""log4net.Appender.BufferingForwardingAppender"">
               <bufferSize value=""10"" /><evaluator type=""{evaluator}"" /><appender-ref ref=""leaf"" />
             </appender>
-            <appender name=""leaf"" type=""{RecordingType}"">
+            <appender name=""leaf"" type=""{KnownType}"">
               <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
             </appender>");
 
@@ -139,7 +157,8 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     {
         AsyncForwardingAppender adapted = Async(Configure());
         adapted.AddAppender(new RawLayoutAppender { Name = "adapted", Raw = new Layout2RawLayoutAdapter(new PatternLayout("%username")) });
-        Assert.That(adapted.CaptureFlags, Is.EqualTo(Always | FixFlags.UserName));
+        // The test's appender type is one fix=Auto does not know, so the properties come with it.
+        Assert.That(adapted.CaptureFlags, Is.EqualTo(Always | FixFlags.UserName | FixFlags.Properties));
 
         AsyncForwardingAppender property = Async(Configure());
         property.AddAppender(new RawLayoutAppender { Name = "property", Raw = new RawPropertyLayout { Key = "user" } });
@@ -165,7 +184,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     [Test]
     public void Explicit_MissingWhatAChildNeeds_OneWarningNamingAppenderChildAndFlags()
     {
-        var harness = Configure(@"<fix value=""Message"" />", RecordingChild("child", "%thread %location %message"));
+        var harness = Configure(@"<fix value=""Message"" />", KnownChild("child", "%thread %location %message"));
 
         string[] warnings = harness.InternalWarnings;
         Assert.That(warnings, Has.Length.EqualTo(1), string.Join("\n", warnings));
@@ -176,7 +195,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     [Test]
     public void Explicit_NdcAndMdcFlagsMeanProperties_AndCoverAChildThatNeedsThem()
     {
-        var harness = Configure(@"<fix value=""Message, ThreadName, Exception, Ndc"" />", RecordingChild("child", "%ndc %message"));
+        var harness = Configure(@"<fix value=""Message, ThreadName, Exception, Ndc"" />", KnownChild("child", "%ndc %message"));
 
         Assert.That(Async(harness).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
         Assert.That(harness.InternalWarnings, Is.Empty);

@@ -140,7 +140,7 @@ public sealed class SlotCopyTests
         var loggingEvent = new LoggingEvent(typeof(SlotCopyTests), harness.Repository, "App.Orders", Level.Warn, message,
             new InvalidOperationException("boom"));
         loggingEvent.Properties["key"] = "value";
-        CapturedEvent captured = CapturedEvent.Capture(loggingEvent, FixFlags.All);
+        CapturedEvent captured = CapturedEvent.Capture(loggingEvent, FixFlags.All, objects: true);
         foreach (FieldInfo field in Fields.Where(f => !MessageFields.Contains(f.Name)))
         {
             object? value = field.GetValue(captured);
