@@ -864,6 +864,17 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     private void ResolveCapture(AsyncAppenderSettings settings, IAppender[] examined)
     {
+        foreach (IAppender child in examined)
+        {
+            foreach ((IAppender appender, string converter) in FixResolver.WorkerAmbientConverters(child))
+            {
+                LogLog.Warn(GetType(), $"Appender [{Name}]: the layout of appender [{appender.Name}] uses {converter}, which reads the current " +
+                    "HTTP request when the event is written: behind an async appender that is the worker thread, which has none, so it writes " +
+                    "what it writes without a request. Set the value as a property on the logging thread (for example " +
+                    "LogicalThreadContext.Properties[\"url\"] in a request filter) and write %property{url} instead.");
+            }
+        }
+
         lock (_childrenLock)
         {
             _carryObjects = CarriesObjects(_children);

@@ -73,6 +73,44 @@ internal static class FixResolver
         return flags & Capturable;
     }
 
+    private static readonly System.Text.RegularExpressions.Regex AspNetConverter = new System.Text.RegularExpressions.Regex(
+        @"%[-0-9.]*(aspnet-(?:cache|context|request|session))", System.Text.RegularExpressions.RegexOptions.IgnoreCase | System.Text.RegularExpressions.RegexOptions.CultureInvariant);
+
+    /// <summary>
+    /// The converters in the pattern layouts of <paramref name="appender"/> (and of appenders nested under it) that read
+    /// ambient state when the event is rendered, which on the worker thread is not the caller's: log4net's
+    /// <c>%aspnet-*</c> converters read the current HTTP request, and no fix flag covers them.
+    /// </summary>
+    public static IEnumerable<(IAppender Appender, string Converter)> WorkerAmbientConverters(IAppender appender) =>
+        WorkerAmbientConverters(appender, new HashSet<IAppender>());
+
+    private static IEnumerable<(IAppender Appender, string Converter)> WorkerAmbientConverters(IAppender appender, HashSet<IAppender> visited)
+    {
+        if (!visited.Add(appender))
+        {
+            yield break;
+        }
+
+        if ((appender as AppenderSkeleton)?.Layout is PatternLayout { ConversionPattern: { } pattern })
+        {
+            foreach (System.Text.RegularExpressions.Match match in AspNetConverter.Matches(pattern))
+            {
+                yield return (appender, "%" + match.Groups[1].Value);
+            }
+        }
+
+        if (appender is IAppenderAttachable parent)
+        {
+            foreach (IAppender child in parent.Appenders)
+            {
+                foreach ((IAppender, string) found in WorkerAmbientConverters(child, visited))
+                {
+                    yield return found;
+                }
+            }
+        }
+    }
+
     /// <summary>Whether <paramref name="appender"/> is log4net's or this library's, whose reads fix=Auto knows.</summary>
     public static bool IsKnownType(IAppender appender)
     {

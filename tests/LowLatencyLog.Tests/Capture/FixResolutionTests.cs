@@ -29,6 +29,22 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{pattern}"" /></layout>
            </appender>";
 
+    /// <summary>Behaviour 15: a converter that reads ambient state when the event is written (the request of
+    /// <c>%aspnet-*</c>, which the worker thread does not have) gets an activation warning naming it, also when it sits
+    /// under a nested forwarding appender.</summary>
+    [Test]
+    public void AspNetConverters_GetAnActivationWarningNamingThem()
+    {
+        var harness = Configure(
+            appenders: @"<appender name=""forward"" type=""log4net.Appender.ForwardingAppender""><appender-ref ref=""web"" /></appender>" +
+                KnownChild("web", "%aspnet-request{url} %-5aspnet-session{user} %message"),
+            refs: @"<appender-ref ref=""forward"" />");
+
+        string[] warnings = harness.InternalWarnings.Where(w => w.Contains("[web]")).ToArray();
+        Assert.That(warnings, Has.Some.Contains("%aspnet-request").And.Contains("%property"));
+        Assert.That(warnings, Has.Some.Contains("%aspnet-session"));
+    }
+
     /// <summary>Behaviour 15: an appender of a type fix=Auto does not know (a telemetry or JSON sink) may read any
     /// property whatever its layout says, so Auto captures the properties for it.</summary>
     [Test]
