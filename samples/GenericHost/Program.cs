@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Threading;
@@ -84,7 +86,19 @@ public sealed class Worker : BackgroundService
         {
             for (int i = 0; i < _options.PerThread && !stoppingToken.IsCancellationRequested; i++)
             {
-                _logger.LogInformation("worker {Thread} event {Index}", t, i);
+                // A unit of work as a request handler has one: an activity (its trace id) and a scope with the values
+                // every line of it should carry. The log4net provider puts a dictionary scope's entries into log4net's
+                // LogicalThreadContext properties; log4net.config writes them with %property{...}, and the async
+                // appender captures them on this thread (fix=Auto sees %property in the layout).
+                using var activity = new Activity("order").Start();
+                using (_logger.BeginScope(new Dictionary<string, object>
+                {
+                    ["orderId"] = $"{t}-{i}",
+                    ["traceId"] = activity.TraceId.ToString(),
+                }))
+                {
+                    _logger.LogInformation("worker {Thread} event {Index}", t, i);
+                }
             }
         }, stoppingToken)).ToArray();
         await Task.WhenAll(producers);

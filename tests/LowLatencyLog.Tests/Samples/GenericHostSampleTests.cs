@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
@@ -47,19 +48,24 @@ public sealed class GenericHostSampleTests
             Assert.That(stdout, Does.Contain($"{Threads * PerThread} events logged"));
 
             string[] lines = File.ReadAllLines(logFile);
-            var eventLine = new Regex(@" INFO  GenericHost\.Worker - worker (\d) event (\d+)$");
+            // The scope's values, captured on the logging thread: each line carries its own order id and a trace id.
+            var eventLine = new Regex(@" INFO  GenericHost\.Worker \[(\d+)-(\d+) ([0-9a-f]{32})\] - worker (\d) event (\d+)$");
             var next = new int[Threads];
+            var traces = new HashSet<string>();
             foreach (Match match in lines.Select(l => eventLine.Match(l)).Where(m => m.Success))
             {
-                int thread = int.Parse(match.Groups[1].Value);
-                Assert.That(int.Parse(match.Groups[2].Value), Is.EqualTo(next[thread]), $"worker {thread} in order, none missing");
+                int thread = int.Parse(match.Groups[4].Value);
+                int index = int.Parse(match.Groups[5].Value);
+                Assert.That(index, Is.EqualTo(next[thread]), $"worker {thread} in order, none missing");
+                Assert.That((match.Groups[1].Value, match.Groups[2].Value), Is.EqualTo((thread.ToString(), index.ToString())), "the scope of that very event");
+                Assert.That(traces.Add(match.Groups[3].Value), Is.True, "a trace id of its own");
                 next[thread]++;
             }
 
             Assert.That(next, Is.All.EqualTo(PerThread), "every event on disk");
-            Assert.That(lines, Has.Some.EndsWith("GenericHost.Worker - worker done"));
-            Assert.That(lines, Has.Some.Contains("Microsoft.Hosting.Lifetime - Application started"));
-            Assert.That(lines.Last(), Does.EndWith("Microsoft.Hosting.Lifetime - Application is shutting down..."),
+            Assert.That(lines, Has.Some.EndsWith("GenericHost.Worker [(null) (null)] - worker done"), "outside the scope the properties are missing, as log4net writes them");
+            Assert.That(lines, Has.Some.Contains("Microsoft.Hosting.Lifetime [(null) (null)] - Application started"));
+            Assert.That(lines.Last(), Does.EndWith("Microsoft.Hosting.Lifetime [(null) (null)] - Application is shutting down..."),
                 "the host's last message is written: log4net shuts down after the host");
         }
         finally
