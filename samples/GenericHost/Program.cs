@@ -89,7 +89,9 @@ public sealed class Worker : BackgroundService
                 // A unit of work as a request handler has one: an activity (its trace id) and a scope with the values
                 // every line of it should carry. The log4net provider puts a dictionary scope's entries into log4net's
                 // LogicalThreadContext properties; log4net.config writes them with %property{...}, and the async
-                // appender captures them on this thread (fix=Auto sees %property in the layout).
+                // appender captures them on this thread (fix=Auto sees %property in the layout). The provider version served
+                // here (3.1.0) does not take the logger factory's external scopes, so ActivityTrackingOptions' trace and
+                // span ids never reach log4net: the trace id goes into the scope by hand.
                 using var activity = new Activity("order").Start();
                 using (_logger.BeginScope(new Dictionary<string, object>
                 {
