@@ -370,11 +370,11 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     private protected long CurrentFileLength(long limit)
     {
         EventBufferWriter writer = _writer!;
-        long length = _lengthAtOpen + (writer.EncodedBytes - _countMark);
+        long length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
         if (writer.PendingChars > 0 && length + _encoding.GetMaxByteCount(writer.PendingChars) >= limit)
         {
             writer.EncodePending();
-            length = _lengthAtOpen + (writer.EncodedBytes - _countMark);
+            length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
         }
         else if (writer.PendingChars > 0)
         {

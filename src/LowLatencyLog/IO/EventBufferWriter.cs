@@ -157,6 +157,13 @@ internal sealed partial class EventBufferWriter : TextWriter
     /// <summary>Bytes of complete events encoded since creation; chars not encoded yet are not counted.</summary>
     public long EncodedBytes => _writtenTotal + _complete;
 
+    /// <summary>
+    /// Between events: the bytes written and encoded so far, all of them complete events. Past <see cref="EncodedBytes"/>
+    /// it counts the start of the last event, encoded when the char buffer filled in its middle while its end still
+    /// waits as chars (with a non-UTF-8 encoding), which <see cref="EncodedBytes"/> leaves out.
+    /// </summary>
+    public long EncodedBytesBetweenEvents => _writtenTotal + _length;
+
     /// <summary>Chars of complete events not encoded yet (see <see cref="EncodePending"/>).</summary>
     public int PendingChars => _charComplete;
 
