@@ -83,7 +83,13 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     /// <remarks>Default: <c>-1</c>. Accepted: any whole number.</remarks>
     public string? CountDirection { get; set; }
 
-    /// <summary>The clock read for date rolls; tests replace it.</summary>
+    /// <summary>Where date rolls read the time (setting <c>dateTimeStrategy</c>, as on log4net's
+    /// <c>RollingFileAppender</c>): <c>log4net.Appender.RollingFileAppender+UniversalDateTime</c> rolls and names the
+    /// files by UTC, <c>...+LocalDateTime</c> by local time, or any other <see cref="RollingFileAppender.IDateTime"/>.</summary>
+    /// <remarks>Default: local time.</remarks>
+    public RollingFileAppender.IDateTime? DateTimeStrategy { get; set; }
+
+    /// <summary>The clock read for date rolls when no <see cref="DateTimeStrategy"/> is set; tests replace it.</summary>
     internal IClock Clock { get; set; } = SystemClock.Instance;
 
     /// <summary>The rolling state, for tests.</summary>
@@ -122,7 +128,8 @@ public class RollingBufferedFileAppender : BufferedFileAppender
 
     private protected override string StartFiles(string path, bool append)
     {
-        _files = new RollingFiles(path, _options, Clock, ReportRollError);
+        IClock clock = DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : Clock;
+        _files = new RollingFiles(path, _options, clock, ReportRollError);
         return _files.Activate(append);
     }
 
@@ -169,4 +176,14 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     // the method that declares the local, which was every event.
     private void RollNow(RollingFiles files, bool byDate) =>
         Roll(byDate ? files.RollOverTime : files.RollOverSize, () => files.CurrentFileStayed, sameFile: !byDate && files.SizeRollTruncates);
+
+    /// <summary>A log4net date-time strategy as the rolling files' clock.</summary>
+    private sealed class StrategyClock : IClock
+    {
+        private readonly RollingFileAppender.IDateTime _strategy;
+
+        public StrategyClock(RollingFileAppender.IDateTime strategy) => _strategy = strategy;
+
+        public DateTime Now => _strategy.Now;
+    }
 }
