@@ -44,38 +44,32 @@ internal sealed class MessageText
 
     public void Set(string text)
     {
-        int length = text.Length;
-        if (length > _chars.Length)
-        {
-            _chars = new char[Capacity(length)];
-        }
-
-        text.CopyTo(0, _chars, 0, length);
-        _length = length;
+        text.CopyTo(0, Reserve(text.Length), 0, text.Length);
+        _length = text.Length;
     }
 
     public void Set(StringBuilder text)
     {
-        int length = text.Length;
-        if (length > _chars.Length)
-        {
-            _chars = new char[Capacity(length)];
-        }
-
-        text.CopyTo(0, _chars, 0, length);
-        _length = length;
+        text.CopyTo(0, Reserve(text.Length), 0, text.Length);
+        _length = text.Length;
     }
 
     public void Set(MessageText text)
     {
-        int length = text._length;
+        int length = Math.Max(text._length, 0);
+        Array.Copy(text._chars, Reserve(length), length);
+        _length = text._length;
+    }
+
+    /// <summary>The storage, grown (once, to a power of two) if <paramref name="length"/> does not fit.</summary>
+    private char[] Reserve(int length)
+    {
         if (length > _chars.Length)
         {
             _chars = new char[Capacity(length)];
         }
 
-        Array.Copy(text._chars, _chars, Math.Max(length, 0));
-        _length = length;
+        return _chars;
     }
 
     /// <summary>The storage holds no message now.</summary>

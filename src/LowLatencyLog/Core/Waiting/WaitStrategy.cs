@@ -180,33 +180,42 @@ internal sealed class Parking
     }
 }
 
+/// <summary>A strategy that may park the worker: producers and <see cref="Wake"/> go through the shared handshake.</summary>
+internal abstract class ParkingWaitStrategy : WaitStrategy
+{
+    private protected ParkingWaitStrategy(bool claimIsFullFence)
+    {
+        Parking = new Parking(claimIsFullFence);
+    }
+
+    private protected Parking Parking { get; }
+
+    public override long WakeUps => Parking.WakeUps;
+
+    public override bool IsWorkerParked => Parking.IsParked;
+
+    public override void SignalWork() => Parking.SignalWork();
+
+    public override void Wake() => Parking.Wake();
+}
+
 /// <summary>
 /// Spins briefly, then parks until a producer signals: no idle CPU, and the producer that finds the worker parked
 /// pays the wake-up (a system call, a few microseconds). A producer pays one plain read of a flag (plus a full fence
 /// when the queue's claim is not one) while the worker is busy.
 /// </summary>
-internal sealed class BlockingWaitStrategy : WaitStrategy
+internal sealed class BlockingWaitStrategy : ParkingWaitStrategy
 {
-    private readonly Parking _parking;
-
     public BlockingWaitStrategy(bool claimIsFullFence)
+        : base(claimIsFullFence)
     {
-        _parking = new Parking(claimIsFullFence);
     }
-
-    public override long WakeUps => _parking.WakeUps;
-
-    public override bool IsWorkerParked => _parking.IsParked;
-
-    public override void SignalWork() => _parking.SignalWork();
-
-    public override void Wake() => _parking.Wake();
 
     public override void WaitForWork(IWorkSignal work)
     {
         if (!SpinBriefly(work))
         {
-            _parking.Park(work);
+            Parking.Park(work);
         }
     }
 }
@@ -227,7 +236,7 @@ internal sealed class BlockingWaitStrategy : WaitStrategy
 /// CPU per wake-up on the project's VM, against about 47 µs for an event's timed wait). A flush, a close or a producer
 /// that finds the buffer full therefore waits up to one interval for the worker's next look.</para>
 /// </remarks>
-internal sealed class AdaptiveWaitStrategy : WaitStrategy
+internal sealed class AdaptiveWaitStrategy : ParkingWaitStrategy
 {
     /// <summary>Idle this long, the worker parks and the next event pays one wake-up.</summary>
     internal const int ParkAfterMilliseconds = 1000;
@@ -235,20 +244,10 @@ internal sealed class AdaptiveWaitStrategy : WaitStrategy
     /// <summary>The poll interval: the most an event waits for a worker that is polling.</summary>
     internal const int PollMilliseconds = 4;
 
-    private readonly Parking _parking;
-
     public AdaptiveWaitStrategy(bool claimIsFullFence)
+        : base(claimIsFullFence)
     {
-        _parking = new Parking(claimIsFullFence);
     }
-
-    public override long WakeUps => _parking.WakeUps;
-
-    public override bool IsWorkerParked => _parking.IsParked;
-
-    public override void SignalWork() => _parking.SignalWork();
-
-    public override void Wake() => _parking.Wake();
 
     public override void WaitForWork(IWorkSignal work)
     {
@@ -263,7 +262,7 @@ internal sealed class AdaptiveWaitStrategy : WaitStrategy
         {
             if (Stopwatch.GetTimestamp() - idleSince >= parkAfter)
             {
-                _parking.Park(work);
+                Parking.Park(work);
                 return;
             }
 
