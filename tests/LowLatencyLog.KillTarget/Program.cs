@@ -45,6 +45,12 @@ public static class Program
             return;
         }
 
+        if (args.Length == 6 && args[0] == "share")
+        {
+            LogIntoSharedFile(args[1], args[2], args[3], int.Parse(args[4], System.Globalization.CultureInfo.InvariantCulture), args[5]);
+            return;
+        }
+
         using var file = new FileStream(args[0], FileMode.Create, FileAccess.Write, FileShare.Read, 1);
         var writer = new EventBufferWriter(new UTF8Encoding(false), 4096) { Stream = file };
         long sequence = 0;
@@ -225,6 +231,45 @@ public static class Program
         });
         crashing.Start();
         crashing.Join();
+    }
+
+    /// <summary>
+    /// <c>share lockingModel fileKind path count tag</c>: logs <c>count</c> events "tag i ..." through a
+    /// BoundedQueueAsyncAppender into the file appender, with log4net's <c>lockingModel</c> of that name (configured
+    /// from XML as users write it), once a line arrives on standard input, then shuts log4net down. Prints "ready" first
+    /// and "done" last.
+    /// </summary>
+    private static void LogIntoSharedFile(string model, string fileKind, string path, int count, string tag)
+    {
+        string rolling = fileKind == "RollingBufferedFileAppender"
+            ? @"<rollingStyle value=""Size"" /><maximumFileSize value=""2MB"" /><maxSizeRollBackups value=""-1"" /><countDirection value=""1"" />"
+            : "";
+        var xml = new System.Xml.XmlDocument();
+        xml.LoadXml($@"<log4net>
+              <appender name=""async"" type=""LowLatencyLog.Appender.BoundedQueueAsyncAppender, LowLatencyLog"">
+                <appender-ref ref=""file"" />
+              </appender>
+              <appender name=""file"" type=""LowLatencyLog.Appender.{fileKind}, LowLatencyLog"">
+                <file value=""{path}"" />
+                <lockingModel type=""log4net.Appender.FileAppender+{model}"" />
+                {rolling}
+                <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%newline"" /></layout>
+              </appender>
+              <root><level value=""ALL"" /><appender-ref ref=""async"" /></root>
+            </log4net>");
+        log4net.Config.XmlConfigurator.Configure(LogManager.GetRepository(typeof(Program).Assembly), xml.DocumentElement!);
+        ILog log = LogManager.GetLogger(typeof(Program));
+        Console.Out.WriteLine("ready");
+        Console.Out.Flush();
+        Console.In.ReadLine();
+        for (int i = 0; i < count; i++)
+        {
+            log.InfoFormat("{0} {1} {2}", tag, i, new string((char)('a' + i % 26), i * 7 % 200));
+        }
+
+        LogManager.Shutdown();
+        Console.Out.WriteLine("done");
+        Console.Out.Flush();
     }
 
     private static string Message(long sequence) => EventText(sequence).TrimEnd('\n');

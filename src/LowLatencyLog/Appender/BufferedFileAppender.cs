@@ -78,6 +78,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     private long _reportedDrops;
     private bool _skeletonClosed; // as AppenderSkeleton's own flag: set by Close, never cleared
     private bool _appendingCaptured;
+    private System.Threading.Mutex? _sharedLock; // set for FileSharing.Shared
 
     /// <summary>The file to write; relative paths are taken from the application's base folder, as log4net does.</summary>
     /// <remarks>Default: none (required). Missing folders are created.</remarks>
@@ -132,18 +133,21 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     public string? FastLayout { get; set; }
 
     /// <summary>
-    /// log4net's <c>lockingModel</c>, typed as log4net's so that <c>&lt;lockingModel type="..." /&gt;</c> still
-    /// configures: only <see cref="FileAppender.ExclusiveLock"/> is supported.
+    /// log4net's <c>lockingModel</c>, typed as log4net's so that <c>&lt;lockingModel type="..." /&gt;</c> configures
+    /// it as it does log4net's file appenders.
     /// </summary>
     /// <remarks>
-    /// Default: none, which is <see cref="FileAppender.ExclusiveLock"/>'s behaviour: the file is held open by this process
-    /// from start to close. Any other model (<c>InterProcessLock</c>, <c>MinimalLock</c>) gets an error at activation and
-    /// the file is written the same way; two processes writing one file are not supported.
+    /// <para>Default: none, which is <see cref="FileAppender.ExclusiveLock"/>: this appender holds the file open from
+    /// start to close, other programs may read it, and a second writer (another process, or another appender of this
+    /// library, on any OS) is refused and says so.</para>
+    /// <para><see cref="FileAppender.MinimalLock"/> and <see cref="FileAppender.InterProcessLock"/>: several processes
+    /// write one file. Each write (a whole batch of whole events) opens the file, appends at its end under a lock all of
+    /// them take, and closes it. Any other model gets an error at activation and is written as ExclusiveLock.</para>
     /// </remarks>
     public FileAppender.LockingModelBase? LockingModel { get; set; }
 
-    /// <summary>Opens a file stream (path, append); tests replace it to inject failures or count writes.</summary>
-    internal Func<string, bool, Stream> OpenStream { get; set; } = LogFile.Open;
+    /// <summary>Opens a file stream (path, append) in place of the default; tests set it to inject failures.</summary>
+    internal Func<string, bool, Stream>? OpenStream { get; set; }
 
     /// <summary>Whether a path exists; tests that inject streams replace it.</summary>
     internal Func<string, bool> FileExists { get; set; } = System.IO.File.Exists;
@@ -196,7 +200,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             int bufferSize = SettingReader.Integer("bufferSize", BufferSize, DefaultBufferSize, 1024, 64 * 1024 * 1024, report);
             _flushInterval = SettingReader.Integer("flushInterval", FlushInterval, DefaultFlushInterval, 0, int.MaxValue, report);
             _fastLayout = FileSettings.Boolean("fastLayout", FastLayout, true, report);
-            CheckLockingModel(report);
+            SetLocking(ReadLockingModel(report));
             CompileLayout();
             ReadMoreSettings(report);
 
@@ -340,6 +344,8 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         _timer = null;
         _timerArmed = false;
         CloseFile(writeFooter: true);
+        _sharedLock?.Dispose();
+        _sharedLock = null;
         base.OnClose();
     }
 
@@ -390,7 +396,46 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// the current file could not be moved away and must keep its events), or null if nothing changed. With
     /// <paramref name="sameFile"/> (a size roll without backups) the file is truncated through the open handle.
     /// </summary>
-    private protected void Roll(Func<Action, string?> roll, Func<bool> append, bool sameFile = false)
+    /// <remarks>For a size roll, <paramref name="sizeLimit"/> is the limit: a file shared with other processes is rolled
+    /// only if it still holds that much (another process may have rolled it meanwhile).</remarks>
+    private protected void Roll(Func<Action, string?> roll, Func<bool> append, bool sameFile = false, long sizeLimit = -1)
+    {
+        if (_sharedLock is { } sharedLock)
+        {
+            // Under the lock every writer of the file takes around its writes: no process appends to a file being
+            // renamed, and the next write of each goes to the new one.
+            SharedFileStream.UnderLock(sharedLock, () =>
+            {
+                if (sizeLimit < 0 || SharedFileStillHolds(sizeLimit))
+                {
+                    RollLocked(roll, append, sameFile);
+                }
+            });
+            return;
+        }
+
+        RollLocked(roll, append, sameFile);
+    }
+
+    /// <summary>Whether the shared file, read again now, still reaches <paramref name="limit"/> with what is buffered.</summary>
+    private bool SharedFileStillHolds(long limit)
+    {
+        EventBufferWriter writer = _writer!;
+        try
+        {
+            var info = new FileInfo(_path!);
+            _lengthAtOpen = info.Exists ? info.Length : 0;
+            _countMark = writer.EncodedBytes - writer.CompleteLength;
+        }
+        catch (Exception)
+        {
+            return true;
+        }
+
+        return CurrentFileLength(limit) >= limit;
+    }
+
+    private void RollLocked(Func<Action, string?> roll, Func<bool> append, bool sameFile)
     {
         string? next;
         try
@@ -440,6 +485,9 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// <summary>Whether a file is open now (not while opening fails and is retried).</summary>
     private protected bool HasOpenFile => _stream != null;
 
+    /// <summary>Whether other processes may write the file too (<c>MinimalLock</c>, <c>InterProcessLock</c>).</summary>
+    private protected bool SharedFile => _sharedLock != null;
+
     /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
     private protected void ReportRollError(string message, Exception? ex) => ReportError(message, ex, ErrorCode.GenericFailure);
 
@@ -473,24 +521,43 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
     }
 
-    /// <summary>
-    /// Reports a locking model other than ExclusiveLock: it is never used, and a user who chose InterProcessLock or
-    /// MinimalLock expects other processes to share the file, which they cannot without losing lines.
-    /// </summary>
-    private void CheckLockingModel(Action<string> report)
+    /// <summary>The sharing a <c>lockingModel</c> asks for; a model of another type is reported and taken as ExclusiveLock.</summary>
+    private FileSharing ReadLockingModel(Action<string> report)
     {
         Type? model = LockingModel?.GetType();
         if (model == null || model == typeof(FileAppender.ExclusiveLock))
         {
-            return;
+            return FileSharing.Exclusive;
+        }
+
+        if (model == typeof(FileAppender.MinimalLock) || model == typeof(FileAppender.InterProcessLock))
+        {
+            return FileSharing.Shared;
         }
 
         report(
             $"Setting 'lockingModel' has the model [{model.FullName}], which is not supported. Accepted: " +
-            $"{typeof(FileAppender.ExclusiveLock).FullName}, or no lockingModel. The file is written as with ExclusiveLock: " +
-            "held open by this process alone from start to close, so no other process may write it. See " +
-            "docs/file-appenders.md, \"Locking models\".");
+            $"{typeof(FileAppender.ExclusiveLock).FullName} (the default), {typeof(FileAppender.MinimalLock).FullName}, " +
+            $"{typeof(FileAppender.InterProcessLock).FullName}. The file is written as with ExclusiveLock: held open by this " +
+            "appender alone from start to close. See docs/file-appenders.md, \"Locking models\".");
+        return FileSharing.Exclusive;
     }
+
+    private void SetLocking(FileSharing sharing)
+    {
+        _sharedLock?.Dispose();
+        _sharedLock = null;
+        if (sharing == FileSharing.Shared && !string.IsNullOrWhiteSpace(File))
+        {
+            _sharedLock = FileLocks.CreateSharedLock(SystemInfo.ConvertToFullPath(File!.Trim()));
+        }
+    }
+
+    /// <summary>Opens <paramref name="path"/> as the locking model says (or as a test asks).</summary>
+    private Stream OpenFileStream(string path, bool append) =>
+        OpenStream != null ? OpenStream(path, append)
+        : _sharedLock != null ? new SharedFileStream(path, append, _sharedLock)
+        : LogFile.Open(path, append);
 
     private protected void ReportSetting(string message) =>
         LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: {message}");
@@ -708,8 +775,9 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
                 return false;
             }
         }
-        else if (force || now >= _nextExistenceCheck)
+        else if (_sharedLock == null && (force || now >= _nextExistenceCheck))
         {
+            // (A shared file is opened by path at each write: one renamed or deleted by another process is started again.)
             _nextExistenceCheck = now + Ticks(ExistenceCheckIntervalMs);
             if (!FileExists(_path!))
             {
@@ -734,6 +802,13 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             }
 
             _failing = false;
+            if (_stream is SharedFileStream shared)
+            {
+                // Other processes' writes count towards the size roll too.
+                _lengthAtOpen = shared.Length;
+                _countMark = writer.EncodedBytes - writer.CompleteLength;
+            }
+
             return !writer.HasCompleteEvents;
         }
         catch (Exception ex)
@@ -790,10 +865,10 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         try
         {
             bool midLine = append && LogFile.EndsMidLine(path, _encoding);
-            Stream stream = reuse != null ? Truncated(reuse) : OpenStream(path, append);
+            Stream stream = reuse != null ? Truncated(reuse) : OpenFileStream(path, append);
             try
             {
-                long length = stream.CanSeek ? stream.Length : 0;
+                long length = stream.CanSeek || stream is SharedFileStream ? stream.Length : 0;
                 var prefix = new StringBuilder();
                 if (midLine)
                 {

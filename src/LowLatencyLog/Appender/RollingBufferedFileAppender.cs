@@ -129,7 +129,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     private protected override string StartFiles(string path, bool append)
     {
         IClock clock = DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : Clock;
-        _files = new RollingFiles(path, _options, clock, ReportRollError);
+        _files = new RollingFiles(path, _options, clock, ReportRollError) { Shared = SharedFile };
         return _files.Activate(append);
     }
 
@@ -175,7 +175,11 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     // Apart from the checks above: a lambda that captures a local makes the compiler allocate its closure on entry to
     // the method that declares the local, which was every event.
     private void RollNow(RollingFiles files, bool byDate) =>
-        Roll(byDate ? files.RollOverTime : files.RollOverSize, () => files.CurrentFileStayed, sameFile: !byDate && files.SizeRollTruncates);
+        Roll(
+            byDate ? files.RollOverTime : files.RollOverSize,
+            () => files.CurrentFileStayed,
+            sameFile: !byDate && files.SizeRollTruncates,
+            sizeLimit: byDate ? -1 : files.MaxFileSize);
 
     /// <summary>A log4net date-time strategy as the rolling files' clock.</summary>
     private sealed class StrategyClock : IClock

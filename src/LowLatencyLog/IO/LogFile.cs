@@ -9,7 +9,8 @@ internal static class LogFile
 {
     /// <summary>
     /// Opens <paramref name="path"/> for writing: truncated unless <paramref name="append"/>, otherwise positioned at its
-    /// end. Missing folders are created. Others may read the file, and may delete or rename it (log rotation tools).
+    /// end. Missing folders are created. Others may read the file, and may delete or rename it (log rotation tools); another
+    /// writer that asks for the file's lock is refused (<see cref="FileLocks.LockExclusive"/>).
     /// </summary>
     /// <remarks>
     /// The stream is unbuffered (buffer size 1): <see cref="EventBufferWriter"/> hands it whole events, and a buffering
@@ -18,13 +19,19 @@ internal static class LogFile
     /// </remarks>
     public static Stream Open(string path, bool append)
     {
-        string? folder = Path.GetDirectoryName(path);
-        if (!string.IsNullOrEmpty(folder) && !Directory.Exists(folder))
+        CreateFolder(path);
+        var stream = new FileStream(path, FileMode.OpenOrCreate, FileAccess.Write, FileShare.Read | FileShare.Delete, 1);
+        try
         {
-            Directory.CreateDirectory(folder);
+            // Before anything is truncated or written: a second writer must leave the file as it is.
+            FileLocks.LockExclusive(stream, path);
+        }
+        catch
+        {
+            stream.Dispose();
+            throw;
         }
 
-        var stream = new FileStream(path, FileMode.OpenOrCreate, FileAccess.Write, FileShare.Read | FileShare.Delete, 1);
         if (append)
         {
             stream.Seek(0, SeekOrigin.End);
@@ -37,6 +44,16 @@ internal static class LogFile
         }
 
         return stream;
+    }
+
+    /// <summary>Creates the folder of <paramref name="path"/> if it is missing.</summary>
+    public static void CreateFolder(string path)
+    {
+        string? folder = Path.GetDirectoryName(path);
+        if (!string.IsNullOrEmpty(folder) && !Directory.Exists(folder))
+        {
+            Directory.CreateDirectory(folder);
+        }
     }
 
     /// <summary>

@@ -203,6 +203,12 @@ internal sealed class RollingFiles
     /// </summary>
     public bool CurrentFileStayed { get; private set; }
 
+    /// <summary>
+    /// Other processes write these files too (under the lock the caller holds while rolling): a date roll whose dated
+    /// name exists already was made by one of them, and the current file, started by that process, is kept.
+    /// </summary>
+    public bool Shared { get; set; }
+
     /// <summary>True if a file holding <paramref name="length"/> bytes must be rolled before the next event.</summary>
     public bool SizeRollDue(long length) => _options.RollSize && length >= _options.MaxFileSize;
 
@@ -229,6 +235,14 @@ internal sealed class RollingFiles
             }
 
             closeFile();
+            if (Shared && File.Exists(_scheduledFileName))
+            {
+                CurrentSizeRollBackups = 0;
+                _scheduledFileName = CombinePath(CurrentFile, Format(_now, _options.DatePattern));
+                CurrentFileStayed = true; // appended to, never truncated: it holds another process's events
+                return StartFile();
+            }
+
             for (int i = 1; i <= CurrentSizeRollBackups; i++)
             {
                 RollFile(CombinePath(CurrentFile, "." + i), CombinePath(_scheduledFileName!, "." + i));
@@ -251,6 +265,11 @@ internal sealed class RollingFiles
     {
         CurrentFileStayed = false;
         closeFile();
+        if (Shared)
+        {
+            DetermineCurrentSizeRollBackups(); // other processes roll too: count the backups they made
+        }
+
         RollOverRenameFiles(CurrentFile);
         if (!_options.StaticLogFileName && _options.CountDirection >= 0)
         {

@@ -15,25 +15,38 @@ public sealed class FileConfigMigrationTests
 {
     private const int Events = 200;
 
-    [TestCase("BufferedFileAppender", "InterProcessLock")]
-    [TestCase("BufferedFileAppender", "MinimalLock")]
-    [TestCase("RollingBufferedFileAppender", "InterProcessLock")]
-    [TestCase("RollingBufferedFileAppender", "MinimalLock")]
-    public void ALockingModelOtherThanExclusive_IsReportedOnce_AndTheAppenderStillWritesEveryEvent(string typeName, string model)
+    [TestCase("BufferedFileAppender", "log4net.Appender.FileAppender+InterProcessLock")]
+    [TestCase("BufferedFileAppender", "log4net.Appender.FileAppender+MinimalLock")]
+    [TestCase("RollingBufferedFileAppender", "log4net.Appender.FileAppender+InterProcessLock")]
+    [TestCase("RollingBufferedFileAppender", "log4net.Appender.FileAppender+MinimalLock")]
+    public void Log4netsSharingLockingModels_AreAcceptedSilently_AndTheAppenderWritesEveryEvent(string typeName, string model)
     {
-        using var harness = new Log4netHarness(Xml(typeName, $@"<lockingModel type=""log4net.Appender.FileAppender+{model}"" />"));
+        using var harness = new Log4netHarness(Xml(typeName, $@"<lockingModel type=""{model}"" />"));
         var appender = harness.Appender<BufferedFileAppender>("file");
-        Assert.That(appender.LockingModel?.GetType().Name, Is.EqualTo(model), "log4net's configurator set the property");
+        Assert.That(appender.LockingModel?.GetType().FullName, Is.EqualTo(model), "log4net's configurator set the property");
+        Write(harness);
+        harness.Shutdown();
+
+        Assert.That(harness.InternalErrors, Is.Empty);
+        Assert.That(harness.InternalMessagesContaining("Cannot find Property"), Is.Empty);
+        Assert.That(harness.ReadLines("app.log"), Is.EqualTo(Enumerable.Range(0, Events).Select(i => "event " + i)));
+    }
+
+    [TestCase("BufferedFileAppender")]
+    [TestCase("RollingBufferedFileAppender")]
+    public void AnotherLockingModel_IsReportedOnce_AndTheAppenderWritesEveryEventAsWithExclusiveLock(string typeName)
+    {
+        string model = typeof(LockingModelTests.NoLock).AssemblyQualifiedName!;
+        using var harness = new Log4netHarness(Xml(typeName, $@"<lockingModel type=""{model}"" />"));
         Write(harness);
         harness.Shutdown();
 
         string[] errors = harness.InternalErrors.Where(e => e.Contains("'lockingModel'")).ToArray();
         Assert.That(errors, Has.Length.EqualTo(1), $"internal errors: {string.Join(" | ", harness.InternalErrors)}");
-        Assert.That(errors[0], Does.Contain($"log4net.Appender.FileAppender+{model}")
-            .And.Contain("ExclusiveLock")
-            .And.Contain("no other process")
+        Assert.That(errors[0], Does.Contain(typeof(LockingModelTests.NoLock).FullName)
+            .And.Contain("MinimalLock")
+            .And.Contain("written as with ExclusiveLock")
             .And.Contain("docs/file-appenders.md"));
-        Assert.That(harness.InternalMessagesContaining("Cannot find Property"), Is.Empty);
         Assert.That(harness.ReadLines("app.log"), Is.EqualTo(Enumerable.Range(0, Events).Select(i => "event " + i)));
     }
 
