@@ -939,26 +939,17 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             Open(_path, append: true, recovering: true); // last chance for what is buffered
         }
 
-        if (writeFooter && _stream != null)
+        string? footer = writeFooter && _stream != null ? Layout?.Footer : null;
+        if (footer != null && FlushWhileClosing(writer) && !writer.HasCompleteEvents && !writer.InEvent)
         {
-            string? footer = Layout?.Footer;
-            if (footer != null)
-            {
-                writer.Write(footer);
-                writer.EndEvent();
-            }
+            // Only once the events are out: a footer left in the buffer by a failed write would open the next file.
+            writer.Write(footer);
+            writer.EndEvent();
         }
 
         if (_stream != null)
         {
-            try
-            {
-                writer.Flush();
-            }
-            catch (Exception ex)
-            {
-                ReportError($"Could not write to the file [{_path}] while closing it.", ex, ErrorCode.CloseFailure);
-            }
+            FlushWhileClosing(writer);
         }
 
         ReportProblems();
@@ -974,6 +965,20 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
 
         CloseStream();
+    }
+
+    private bool FlushWhileClosing(EventBufferWriter writer)
+    {
+        try
+        {
+            writer.Flush();
+            return true;
+        }
+        catch (Exception ex)
+        {
+            ReportError($"Could not write to the file [{_path}] while closing it.", ex, ErrorCode.CloseFailure);
+            return false;
+        }
     }
 
     private void CloseStream()

@@ -51,13 +51,15 @@ internal sealed partial class AsyncDispatcher<T>
     {
         int count = _queue.Drain(items);
         bool small = pause.AfterDrain(count);
+        if (_queue.LastDrainFreedRoom)
+        {
+            // Also when nothing was taken (a hot swap whose first slot is not written yet): the next drain clears it.
+            ReleaseBlockedProducers();
+        }
+
         if (count > 0)
         {
             unpublished.Reset();
-            if (_queue.LastDrainFreedRoom)
-            {
-                ReleaseBlockedProducers();
-            }
 
             Deliver(items, count);
             if (_flushes.Pending)

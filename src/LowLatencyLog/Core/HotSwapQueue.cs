@@ -126,7 +126,18 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             }
             else if (_grow)
             {
-                buffer.AddOverflow(item);
+                try
+                {
+                    buffer.AddOverflow(item);
+                }
+                catch (Exception)
+                {
+                    // Out of memory growing the overflow list: the claim is written off, so the drain does not wait
+                    // for an item that never comes; the caller then handles the event as one that found no room.
+                    buffer.AbandonOverflowClaim();
+                    return EnqueueResult.Full;
+                }
+
                 return EnqueueResult.Enqueued;
             }
             else
@@ -258,13 +269,19 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             get
             {
                 long final = Volatile.Read(ref _finalCount); // one atomic read, also on 32-bit platforms
-                return final < 0 ? 0 : Math.Max(0, final - Volatile.Read(ref _taken));
+                return final < 0 ? 0 : Math.Max(0, final - Volatile.Read(ref _abandoned) - Volatile.Read(ref _taken));
             }
         }
 
         public bool IsExhausted => _taken == Expected;
 
-        private long Expected => _finalCount < 0 ? 0 : _finalCount;
+        /// <summary>The items to drain: every claim, less the overflow claims whose item could not be stored.</summary>
+        private long Expected => _finalCount < 0 ? 0 : _finalCount - Volatile.Read(ref _abandoned);
+
+        private int _abandoned;
+
+        /// <summary>Writes off a claim past the capacity whose item could not be stored (the list could not grow).</summary>
+        public void AbandonOverflowClaim() => Interlocked.Increment(ref _abandoned);
 
         /// <summary>Claims the next index and, if it is inside the buffer, publishes the item there.</summary>
         /// <returns>The index claimed; at or past the capacity nothing was written.</returns>
@@ -380,6 +397,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
 
             Volatile.Write(ref _finalCount, -1);
             Volatile.Write(ref _taken, 0);
+            Volatile.Write(ref _abandoned, 0); // every claim of the round was resolved before it was drained
         }
 
         public struct Slot

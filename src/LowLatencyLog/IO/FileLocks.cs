@@ -134,5 +134,6 @@ internal static class FileLocks
     }
 
     [DllImport("libc", SetLastError = true)]
+    [DefaultDllImportSearchPaths(DllImportSearchPath.SafeDirectories)]
     private static extern int fcntl(int fd, int command, ref LinuxLock request);
 }
