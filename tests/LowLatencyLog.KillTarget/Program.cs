@@ -15,7 +15,8 @@ namespace LowLatencyLog.KillTarget;
 /// Writes numbered events into a file, in batches of varying size, and prints "flushed N" after each batch, forever.
 /// The test kills it at some point. <c>KillTarget path</c> writes through <see cref="EventBufferWriter"/>;
 /// <c>KillTarget appender kind path</c> logs through a file appender: <c>buffered</c> (BufferedFileAppender),
-/// <c>rolling</c> (RollingBufferedFileAppender, size rolls, backups numbered upwards) or <c>forwarding</c>
+/// <c>rolling</c> (RollingBufferedFileAppender, size rolls, backups numbered upwards; <c>rolling-small</c> rolls every
+/// few batches) or <c>forwarding</c>
 /// (BufferedFileAppender behind log4net's BufferingForwardingAppender) or <c>async-TypeName</c> (BufferedFileAppender
 /// behind one of our async appenders). <c>KillTarget exit asyncType fileKind path</c>: see <see cref="LogAndReturnWithoutShutdown"/>.
 /// </summary>
@@ -73,8 +74,11 @@ public static class Program
         var repository = (Hierarchy)LogManager.CreateRepository("kill-target");
         var layout = new PatternLayout("%message%newline");
         layout.ActivateOptions();
-        BufferedFileAppender file = kind == "rolling"
-            ? new RollingBufferedFileAppender { RollingStyle = "Size", MaximumFileSize = "256KB", MaxSizeRollBackups = "-1", CountDirection = "1" }
+        BufferedFileAppender file = kind.StartsWith("rolling", StringComparison.Ordinal)
+            ? new RollingBufferedFileAppender
+            {
+                RollingStyle = "Size", MaximumFileSize = kind == "rolling-small" ? "16KB" : "256KB", MaxSizeRollBackups = "-1", CountDirection = "1",
+            }
             : new BufferedFileAppender();
         file.File = path;
         file.Layout = layout;

@@ -190,7 +190,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
             if (_writer != null)
             {
-                CloseFile(writeFooter: true);
+                CloseFile(writeFooter: true, final: true); // this writer and its buffer are replaced
             }
 
             Action<string> report = ReportSetting;
@@ -779,9 +779,15 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         {
             // (A shared file is opened by path at each write: one renamed or deleted by another process is started again.)
             _nextExistenceCheck = now + Ticks(ExistenceCheckIntervalMs);
-            if (!FileExists(_path!))
+            bool missing = !FileExists(_path!);
+            if (missing || (_stream is FileStream && !IsStillTheFile(_stream, _path!)))
             {
-                ReportError($"The file [{_path}] disappeared; creating it again.", null, ErrorCode.WriteFailure);
+                // Deleted, or replaced by another file (what we would write next would go to a file nobody can open).
+                ReportError(
+                    missing ? $"The file [{_path}] disappeared; creating it again."
+                    : $"The file [{_path}] was replaced or cut short by another program; writing on in the file now at that path.",
+                    null,
+                    ErrorCode.WriteFailure);
                 CloseStream();
                 if (!Open(_path!, append: true, recovering: true))
                 {
@@ -926,15 +932,18 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// <summary>Writes the footer (if the file is open) and everything buffered, then closes the file.</summary>
     /// <param name="writeFooter">Write the layout's footer first.</param>
     /// <param name="keepStream">Leave the file open if everything was written (a roll that truncates it next).</param>
-    private void CloseFile(bool writeFooter, bool keepStream = false)
+    /// <param name="final">The buffer is dropped after this (close, activation again): a last try to open the file for
+    /// it, and what still cannot be written is reported as lost.</param>
+    private void CloseFile(bool writeFooter, bool keepStream = false, bool final = false)
     {
+        final |= _closed;
         EventBufferWriter? writer = _writer;
         if (writer == null)
         {
             return;
         }
 
-        if (_stream == null && _path != null && (writer.HasCompleteEvents || writer.InEvent) && _closed)
+        if (_stream == null && _path != null && (writer.HasCompleteEvents || writer.InEvent) && final)
         {
             Open(_path, append: true, recovering: true); // last chance for what is buffered
         }
@@ -953,13 +962,13 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
 
         ReportProblems();
-        if (_closed && writer.HasCompleteEvents)
+        if (final && writer.HasCompleteEvents)
         {
             ReportError(
                 $"{writer.CompleteLength} buffered byte(s) could not be written to [{_path}] before closing and are lost.", null, ErrorCode.CloseFailure);
         }
 
-        if (keepStream && !_closed && _stream != null && !writer.HasCompleteEvents && !writer.InEvent)
+        if (keepStream && !final && _stream != null && !writer.HasCompleteEvents && !writer.InEvent)
         {
             return;
         }

@@ -164,6 +164,7 @@ internal sealed class RollingFiles
             _scheduledFileName = CombinePath(_baseFileName, Format(_now, _options.DatePattern));
         }
 
+        RecoverInterruptedRoll();
         DetermineCurrentSizeRollBackups();
         RollOverIfDateBoundaryCrossed();
         if (!append)
@@ -478,6 +479,27 @@ internal sealed class RollingFiles
             CurrentSizeRollBackups++;
             CurrentFileStayed = !FinishMove(moved, fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)));
         }
+    }
+
+    /// <summary>
+    /// A process killed between a roll's two moves leaves the rolled file under its interim name. With the file name
+    /// static and no current file yet, it goes back to that name (its events are the newest); otherwise it is reported
+    /// and kept as it is.
+    /// </summary>
+    private void RecoverInterruptedRoll()
+    {
+        string interim = _baseFileName + RollingSuffix;
+        if (!File.Exists(interim))
+        {
+            return;
+        }
+
+        if (_options.StaticLogFileName && !File.Exists(_baseFileName) && RollFile(interim, _baseFileName))
+        {
+            return;
+        }
+
+        _reportError($"Found [{interim}], left by a roll that was interrupted; it is kept as it is.", null);
     }
 
     /// <summary>The name a file being rolled has between its two moves.</summary>

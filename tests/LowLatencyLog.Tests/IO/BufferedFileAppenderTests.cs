@@ -282,6 +282,24 @@ public sealed class BufferedFileAppenderTests
     }
 
     [Test]
+    public void TheFileReplacedUnderTheAppender_TheNextEventsGoToTheFileNowAtThePath()
+    {
+        string path = Path.Combine(_folder, "app.log");
+        var errors = new RecordingErrorHandler();
+        BufferedFileAppender appender = Activate(new BufferedFileAppender { File = path, FlushInterval = "0", ErrorHandler = errors });
+        appender.DoAppend(Events(0, 2));
+        File.Move(path, path + ".old"); // a tool that replaces the file: the old one moved away, a new one in its place
+        File.WriteAllText(path, "put there by another program\n");
+
+        appender.DoAppend(Events(2, 1)[0]);
+        Assert.That(appender.Flush(1000), Is.True);
+        Assert.That(ReadShared(path), Is.EqualTo("put there by another program\n" + Text(2) + "\n"));
+        Assert.That(ReadShared(path + ".old"), Is.EqualTo(Text(0) + "\n" + Text(1) + "\n"));
+        Assert.That(errors.Errors, Has.Some.Contains("was replaced"));
+        appender.Close();
+    }
+
+    [Test]
     public void BehindBufferingForwardingAppender_EveryEventLoggedIsALineAfterShutdown()
     {
         // Placeholder for the async appenders (built on another branch): a log4net appender that delivers batches.

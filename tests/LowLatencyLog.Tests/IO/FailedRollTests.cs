@@ -92,6 +92,24 @@ public sealed class FailedRollTests
         Assert.That(attempts, Is.InRange(1, 3), "a failed roll is retried at most once a second, not on every event");
     }
 
+    [Test]
+    public void AProcessKilledBetweenARollsTwoMoves_ItsRolledFileIsTheCurrentFileAgainAtTheNextStart()
+    {
+        string interim = Path.Combine(_folder, "app.log" + RollingFiles.RollingSuffix);
+        File.WriteAllText(interim, "before the kill\n");
+        var errors = new RecordingErrorHandler();
+        RollingBufferedFileAppender appender = NewAppender(errors, open: null);
+        appender.MaximumFileSize = "1MB";
+        appender.ActivateOptions();
+        appender.DoAppend(new LoggingEvent(typeof(FailedRollTests), null, "App", Level.Info, "after the restart", null));
+        appender.Close();
+
+        Assert.That(File.Exists(interim), Is.False);
+        Assert.That(File.ReadAllText(Path.Combine(_folder, "app.log")), Is.EqualTo("before the kill\nafter the restart\n"));
+        Assert.That(File.ReadAllText(Backup(1)), Is.EqualTo("sentinel 1\n"), "the backups are as they were");
+        Assert.That(errors.Errors, Is.Empty);
+    }
+
     private string Backup(int n) => Path.Combine(_folder, "app.log." + n);
 
     private RollingBufferedFileAppender NewAppender(RecordingErrorHandler errors, Func<string, bool, Stream>? open)

@@ -4,6 +4,8 @@ using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
 using LowLatencyLog.KillTarget;
 using NUnit.Framework;
 
@@ -37,6 +39,48 @@ public sealed class FileAppenderKillTests
     public void KilledWhileLogging_LeavesOnlyWholeEventsInOrder(string kind, int batchesBeforeKill)
     {
         string path = Path.Combine(_folder, "app.log");
+        RunAndKill(kind, path, batchesBeforeKill, delayTicks: 0);
+        long events = AssertWholeEventsInOrder(_folder, path, out int files);
+
+        Assert.That(events, Is.GreaterThanOrEqualTo(batchesBeforeKill), "at least one event per batch reached the file");
+        if (kind == "rolling" && batchesBeforeKill > 100)
+        {
+            Assert.That(files, Is.GreaterThan(1), "the file rolled");
+        }
+    }
+
+    /// <summary>
+    /// Two hundred kills at random points of a process whose file rolls every two or three batches: each lands before,
+    /// during or after a roll (renaming backups, opening the next file, writing into it), and every file left behind
+    /// holds whole events only, with none lost or repeated before the kill.
+    /// </summary>
+    [Test]
+    public void TwoHundredKillsAtRandomPointsAcrossRolls_LeaveOnlyWholeEventsInOrder()
+    {
+        const int kills = 200;
+        var random = new Random(20261127);
+        var points = Enumerable.Range(0, kills).Select(_ => (Batches: random.Next(1, 40), Delay: random.Next(0, 20_000))).ToArray();
+        int rolledRuns = 0;
+        Parallel.For(0, kills, new ParallelOptions { MaxDegreeOfParallelism = 4 }, i =>
+        {
+            string folder = Path.Combine(_folder, "run" + i);
+            Directory.CreateDirectory(folder);
+            string path = Path.Combine(folder, "app.log");
+            RunAndKill("rolling-small", path, points[i].Batches, points[i].Delay);
+            long events = AssertWholeEventsInOrder(folder, path, out int files);
+            Assert.That(events, Is.GreaterThanOrEqualTo(points[i].Batches), $"kill {i}: at least one event per batch reached the files");
+            if (files > 1)
+            {
+                Interlocked.Increment(ref rolledRuns);
+            }
+        });
+
+        Assert.That(rolledRuns, Is.GreaterThan(kills * 3 / 4), "most kills came after at least one roll");
+    }
+
+    /// <summary>Starts the child, waits for <paramref name="batches"/> flushed batches and a little more, and kills it.</summary>
+    private static void RunAndKill(string kind, string path, int batches, int delayTicks)
+    {
         string target = Path.Combine(AppContext.BaseDirectory, "LowLatencyLog.KillTarget.dll");
         var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
         foreach (string argument in new[] { target, "appender", kind, path })
@@ -47,9 +91,15 @@ public sealed class FileAppenderKillTests
         using var child = Process.Start(start)!;
         try
         {
-            for (int i = 0; i < batchesBeforeKill; i++)
+            for (int i = 0; i < batches; i++)
             {
                 Assert.That(child.StandardOutput.ReadLine(), Does.StartWith("flushed"), "the child is logging");
+            }
+
+            // Somewhere inside the next batches: a random point of the write, roll or open that follows.
+            long until = Stopwatch.GetTimestamp() + delayTicks * Stopwatch.Frequency / 10_000_000;
+            while (Stopwatch.GetTimestamp() < until)
+            {
             }
         }
         finally
@@ -57,13 +107,24 @@ public sealed class FileAppenderKillTests
             child.Kill(); // SIGKILL: no finalizers, no flush, no exit hooks
             Assert.That(child.WaitForExit(30_000), Is.True);
         }
+    }
 
-        // Oldest first: numbered backups (counting up), then the current file.
-        List<string> files = Directory.GetFiles(_folder, "app.log.*")
-            .Where(f => f != path)
+    /// <summary>
+    /// Reads the backups (numbered upwards) and then the current file: every complete line is the next event, and only
+    /// the file being written may end with a fragment, the start of the next event cut at a page boundary.
+    /// </summary>
+    /// <returns>The number of whole events found.</returns>
+    private static long AssertWholeEventsInOrder(string folder, string path, out int fileCount)
+    {
+        // A kill between a roll's two moves leaves the rolled file under its interim name: the newest backup.
+        List<string> files = Directory.GetFiles(folder, "app.log.*")
+            .Where(f => f != path && !f.EndsWith(".rolling", StringComparison.Ordinal))
             .OrderBy(f => int.Parse(Path.GetExtension(f).TrimStart('.')))
+            .Append(path + ".rolling")
             .Append(path)
+            .Where(File.Exists)
             .ToList();
+        fileCount = files.Count;
         long sequence = 0;
         for (int f = 0; f < files.Count; f++)
         {
@@ -90,10 +151,6 @@ public sealed class FileAppenderKillTests
             }
         }
 
-        Assert.That(sequence, Is.GreaterThanOrEqualTo(batchesBeforeKill), "at least one event per batch reached the file");
-        if (kind == "rolling" && batchesBeforeKill > 100)
-        {
-            Assert.That(files.Count, Is.GreaterThan(1), "the file rolled");
-        }
+        return sequence;
     }
 }

@@ -96,6 +96,25 @@ public sealed class ReviewNitTests
         }
     }
 
+    [Test]
+    public void ActivatedAgainWhileTheFileCannotBeOpened_ReportsTheBufferedEventsAsLost()
+    {
+        var errors = new RecordingErrorHandler();
+        var appender = new BufferedFileAppender
+        {
+            File = Path.Combine(Path.GetTempPath(), "lll-never-opened.log"),
+            Layout = new PatternLayout("%message%newline"),
+            ErrorHandler = errors,
+            OpenStream = (p, append) => throw new IOException("Permission denied"),
+        };
+        appender.ActivateOptions();
+        appender.DoAppend(new LoggingEvent(typeof(ReviewNitTests), null, "App", Level.Info, "held in memory", null));
+        appender.ActivateOptions();
+        appender.Close();
+
+        Assert.That(errors.Errors.Count(e => e.Contains("are lost")), Is.EqualTo(1), string.Join("\n", errors.Errors));
+    }
+
     /// <summary>A file whose writes fail while <see cref="Fail"/> is set, writing nothing.</summary>
     private sealed class FailingStream : FileStream
     {
