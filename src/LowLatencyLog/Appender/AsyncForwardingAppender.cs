@@ -176,7 +176,11 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children));
 
     /// <summary>The flags captured now (after <c>Auto</c> was resolved).</summary>
-    internal FixFlags CaptureFlags => _capture;
+    internal FixFlags CaptureFlags => _capture & ~(CallerLocation.MethodOnly | CallerLocation.WithFile);
+
+    /// <summary>How much of the caller the logging thread reads (<see cref="CallerLocation"/>), for tests: none, or one
+    /// of <see cref="CallerLocation.MethodOnly"/>, <see cref="CallerLocation.WithFile"/>.</summary>
+    internal FixFlags CallerLocationMode => _capture & (CallerLocation.MethodOnly | CallerLocation.WithFile);
 
     internal int WorkerBufferSize => _settings?.BufferSize ?? 0;
 
@@ -890,11 +894,11 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                     }
                 }
 
-                _capture = flags;
+                _capture = WithLocationCapture(flags);
                 return;
             }
 
-            _capture = settings.Fix.Value;
+            _capture = WithLocationCapture(settings.Fix.Value);
         }
 
         foreach (IAppender child in examined)
@@ -906,6 +910,38 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
                     "those fields reach it empty. Add them to fix, or use fix=Auto.");
             }
         }
+    }
+
+    /// <summary>
+    /// With location in <paramref name="flags"/>: says which child's layout makes every call read the stack, and marks
+    /// how little of the caller the layouts need (<see cref="CallerLocation"/>), so the logging thread reads only that.
+    /// </summary>
+    private FixFlags WithLocationCapture(FixFlags flags)
+    {
+        if ((flags & FixFlags.LocationInfo) == 0)
+        {
+            return flags;
+        }
+
+        var use = FixResolver.LocationUse.None;
+        foreach (IAppender child in _children)
+        {
+            (FixResolver.LocationUse childUse, string[] readers) = FixResolver.Location(child);
+            use |= childUse;
+            if (readers.Length > 0)
+            {
+                LogLog.Warn(GetType(), $"Appender [{Name}]: appender [{child.Name}] writes the caller's location " +
+                    $"({string.Join(", ", readers)}): every log call then reads the calling thread's stack, the one setting that makes " +
+                    "each call cost microseconds. See the README, \"Caller location\".");
+            }
+        }
+
+        if (use == FixResolver.LocationUse.None || (use & FixResolver.LocationUse.Everything) != 0)
+        {
+            return flags; // log4net's own LocationInfo, stack frames included
+        }
+
+        return flags | ((use & FixResolver.LocationUse.FileAndLine) != 0 ? CallerLocation.WithFile : CallerLocation.MethodOnly);
     }
 
     private void CloseChildren()

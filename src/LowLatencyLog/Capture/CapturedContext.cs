@@ -22,10 +22,14 @@ internal sealed class CapturedContext
     private static readonly Func<LoggingEvent, bool>? HasComposite = CompositeField == null ? null : BuildHasComposite(CompositeField);
     private static readonly Action<LoggingEvent>? ForgetComposite = CompositeField == null ? null : BuildForgetComposite(CompositeField);
 
-    private CapturedContext(PropertiesDictionary? properties, LocationInfo? location, string? userName, string? identity, string? domain)
+    private LocationInfo? _location;
+    private readonly CallerLocation? _caller;
+
+    private CapturedContext(PropertiesDictionary? properties, LocationInfo? location, CallerLocation? caller, string? userName, string? identity, string? domain)
     {
         Properties = properties;
-        Location = location;
+        _location = location;
+        _caller = caller;
         UserName = userName;
         Identity = identity;
         Domain = domain;
@@ -33,7 +37,8 @@ internal sealed class CapturedContext
 
     public PropertiesDictionary? Properties { get; }
 
-    public LocationInfo? Location { get; }
+    /// <summary>Worker thread. The location: log4net's own, or built here from the caller found on the logging thread.</summary>
+    public LocationInfo? Location => _location ??= _caller?.ToLocationInfo();
 
     public string? UserName { get; }
 
@@ -57,9 +62,16 @@ internal sealed class CapturedContext
             return null;
         }
 
+        CallerLocation? caller = null;
+        if ((flags & (CallerLocation.MethodOnly | CallerLocation.WithFile)) != 0 && (flags & FixFlags.LocationInfo) != 0)
+        {
+            caller = CallerLocation.Capture(source, withFile: (flags & CallerLocation.WithFile) != 0);
+        }
+
         return new CapturedContext(
             (flags & FixFlags.Properties) != 0 ? CaptureProperties(source) : null,
-            (flags & FixFlags.LocationInfo) != 0 ? source.LocationInformation : null,
+            caller == null && (flags & FixFlags.LocationInfo) != 0 ? source.LocationInformation : null,
+            caller,
             (flags & FixFlags.UserName) != 0 ? source.UserName : null,
             (flags & FixFlags.Identity) != 0 ? source.Identity : null,
             domain);

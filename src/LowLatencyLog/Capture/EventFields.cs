@@ -185,6 +185,33 @@ internal static class EventFields
         return known;
     }
 
+    /// <summary>
+    /// The type whose frames end the logging call on the stack (log4net's <c>LogImpl</c>, or a wrapper's own type), if
+    /// the event may still compute its location (not computed yet, not frozen); else null, and the getter answers.
+    /// </summary>
+    public static Type? PendingLocationBoundary(LoggingEvent source) =>
+        BoundaryReadable && Data(source).LocationInfo == null && CacheUpdatable(source) ? CallerBoundary(source) : null;
+
+    private static readonly bool BoundaryReadable = Readable && ProbeBoundary();
+
+    /// <summary>Whether this log4net keeps the boundary type where it is read (checked once).</summary>
+    internal static bool ReadsLocationBoundary => BoundaryReadable;
+
+    private static bool ProbeBoundary()
+    {
+        try
+        {
+            return CallerBoundary(new LoggingEvent(typeof(EventFields), null, "probe", Level.Info, "probe", null)) == typeof(EventFields);
+        }
+        catch (MissingFieldException)
+        {
+            return false;
+        }
+    }
+
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_callerStackBoundaryDeclaringType")]
+    private static extern ref Type? CallerBoundary(LoggingEvent loggingEvent);
+
     [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_data")]
     private static extern ref LoggingEventData Data(LoggingEvent loggingEvent);
 
@@ -212,5 +239,9 @@ internal static class EventFields
     public static string? Domain(LoggingEvent source) => source.Domain;
 
     public static string? ThreadName(LoggingEvent source) => source.ThreadName;
+
+    internal static bool ReadsLocationBoundary => false;
+
+    public static Type? PendingLocationBoundary(LoggingEvent source) => null;
 #endif
 }

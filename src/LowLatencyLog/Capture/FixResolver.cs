@@ -61,6 +61,75 @@ internal static class FixResolver
         ["RelativeTimePatternConverter"] = FixFlags.None,
     };
 
+    /// <summary>What the location converters of a child's layouts read, from least to most.</summary>
+    [Flags]
+    internal enum LocationUse
+    {
+        None = 0,
+
+        /// <summary><c>%type</c>, <c>%class</c>, <c>%method</c>: the caller's type and method.</summary>
+        Method = 1,
+
+        /// <summary><c>%file</c>, <c>%line</c>, <c>%location</c>: also its file and line.</summary>
+        FileAndLine = 2,
+
+        /// <summary><c>%stacktrace</c>, <c>%stacktracedetail</c>, an XML layout's location, a layout subclass: log4net's
+        /// whole <see cref="LocationInfo"/>, stack frames included.</summary>
+        Everything = 4,
+    }
+
+    private static readonly Dictionary<string, (LocationUse Use, string Converter)> LocationConverters =
+        new Dictionary<string, (LocationUse, string)>
+        {
+            ["TypeNamePatternConverter"] = (LocationUse.Method, "%type"),
+            ["MethodLocationPatternConverter"] = (LocationUse.Method, "%method"),
+            ["FileLocationPatternConverter"] = (LocationUse.FileAndLine, "%file"),
+            ["LineLocationPatternConverter"] = (LocationUse.FileAndLine, "%line"),
+            ["FullLocationPatternConverter"] = (LocationUse.FileAndLine, "%location"),
+            ["StackTracePatternConverter"] = (LocationUse.Everything, "%stacktrace"),
+            ["StackTraceDetailPatternConverter"] = (LocationUse.Everything, "%stacktracedetail"),
+        };
+
+    // What the inspection under way found about location (one activation inspects at a time on a thread).
+    [ThreadStatic]
+    private static LocationUse t_locationUse;
+
+    [ThreadStatic]
+    private static List<string>? t_locationConverters;
+
+    /// <summary>
+    /// What the layouts of <paramref name="appender"/> (and of appenders nested under it) read of the caller's location,
+    /// and the converters or layouts that read it.
+    /// </summary>
+    public static (LocationUse Use, string[] Readers) Location(IAppender appender)
+    {
+        t_locationUse = LocationUse.None;
+        t_locationConverters = new List<string>();
+        try
+        {
+            Required(appender);
+            if (!IsKnownType(appender) && t_locationUse != LocationUse.None)
+            {
+                t_locationUse |= LocationUse.Everything; // a child of unknown type may read the stack frames too
+            }
+
+            return (t_locationUse, t_locationConverters.ToArray());
+        }
+        finally
+        {
+            t_locationConverters = null;
+        }
+    }
+
+    private static void NoteLocation(LocationUse use, string reader)
+    {
+        t_locationUse |= use;
+        if (t_locationConverters is { } readers && !readers.Contains(reader))
+        {
+            readers.Add(reader);
+        }
+    }
+
     /// <summary>Maps log4net's vestigial <c>Mdc</c>/<c>Ndc</c> flags to <see cref="FixFlags.Properties"/>, where log4net
     /// keeps MDC and NDC, and drops what cannot be captured.</summary>
     public static FixFlags Normalize(FixFlags flags)
@@ -280,11 +349,21 @@ internal static class FixResolver
             case PatternLayout pattern:
                 FixFlags needs = ForPattern(pattern);
                 bool plain = pattern.GetType() == typeof(PatternLayout) || pattern.GetType() == typeof(DynamicPatternLayout);
+                if (!plain && (needs & FixFlags.LocationInfo) != 0)
+                {
+                    NoteLocation(LocationUse.Everything, pattern.GetType().Name);
+                }
+
                 return plain ? needs : needs | FixFlags.Partial;
             case SimpleLayout _:
             case ExceptionLayout _:
                 return FixFlags.Message | FixFlags.Exception;
             case XmlLayoutBase xml:
+                if (xml.LocationInfo)
+                {
+                    NoteLocation(LocationUse.Everything, xml.GetType().Name + " locationInfo=true");
+                }
+
                 return FixFlags.Partial | FixFlags.UserName | FixFlags.Identity | (xml.LocationInfo ? FixFlags.LocationInfo : FixFlags.None);
             default:
                 return FixFlags.Partial;
@@ -322,6 +401,11 @@ internal static class FixResolver
         for (PatternConverter? converter = inspector.Parse(layout.ConversionPattern); converter != null; converter = converter.Next)
         {
             Type type = converter.GetType();
+            if (type.Assembly == Log4net && LocationConverters.TryGetValue(type.Name, out (LocationUse Use, string Converter) location))
+            {
+                NoteLocation(instanceTypes.Contains(type) ? LocationUse.Everything : location.Use, location.Converter);
+            }
+
             needs |= (Known(type) ?? FixFlags.Partial) | (instanceTypes.Contains(type) ? FixFlags.Partial : FixFlags.None);
         }
 

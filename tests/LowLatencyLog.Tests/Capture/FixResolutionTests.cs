@@ -69,7 +69,9 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         var harness = Configure(appenders: KnownChild("child", pattern));
 
         Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
-        Assert.That(harness.InternalWarnings, Is.Empty);
+        Assert.That(harness.InternalWarnings.Where(w => !w.Contains("the caller's location")), Is.Empty);
+        Assert.That(harness.InternalWarnings.Any(w => w.Contains("the caller's location")), Is.EqualTo((expected & FixFlags.LocationInfo) != 0),
+            "a layout that reads the location is named at activation");
     }
 
     [Test]

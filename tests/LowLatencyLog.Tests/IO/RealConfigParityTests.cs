@@ -37,6 +37,48 @@ public sealed class RealConfigParityTests
             <maximumFileSize value=""2KB"" /><maxSizeRollBackups value=""2"" />").SetName("appendToFile=false over an existing file");
     }
 
+    /// <summary>Date rolls on a local clock that changes to and from summer time (central European rules): an hour that
+    /// never happens, and an hour that happens twice.</summary>
+    public static IEnumerable<TestCaseData> DaylightSavingShapes()
+    {
+        foreach ((string change, DateTime startUtc) in new[] { ("spring forward", new DateTime(2026, 3, 28, 22, 0, 0)), ("fall back", new DateTime(2026, 10, 24, 21, 0, 0)) })
+        {
+            yield return new TestCaseData(@"<file value=""{dir}/logs/app.log"" /><rollingStyle value=""Date"" /><datePattern value="".yyyy-MM-dd-HH"" />", startUtc)
+                .SetName($"hourly, across the {change}");
+            yield return new TestCaseData(@"<file value=""{dir}/logs/app.log"" /><rollingStyle value=""Composite"" /><datePattern value="".yyyy-MM-dd-HH"" />
+                <maximumFileSize value=""2KB"" /><maxSizeRollBackups value=""5"" />", startUtc).SetName($"composite hourly, across the {change}");
+            yield return new TestCaseData(@"<file value=""{dir}/logs/"" /><staticLogFileName value=""false"" /><rollingStyle value=""Date"" />
+                <datePattern value=""yyyy-MM-dd-HH'.log'"" />", startUtc).SetName($"hourly names, across the {change}");
+        }
+    }
+
+    [TestCaseSource(nameof(DaylightSavingShapes))]
+    public void TheShape_AcrossADaylightSavingChange_WritesTheSameFilesAsLog4net(string settings, DateTime startUtc)
+    {
+        Assert.That(CentralEurope.IsDaylightSavingTime(startUtc), Is.Not.EqualTo(CentralEurope.IsDaylightSavingTime(startUtc.AddHours(6))),
+            "the six hours the test logs cross the change");
+        SharedClock.Zone = CentralEurope;
+        try
+        {
+            SharedClock.UtcStart = startUtc;
+            TheShape_WritesTheSameFilesAsLog4net(settings);
+        }
+        finally
+        {
+            SharedClock.Zone = null;
+        }
+    }
+
+    private static readonly TimeZoneInfo CentralEurope = TimeZoneInfo.CreateCustomTimeZone(
+        "Test/CentralEurope", TimeSpan.FromHours(1), "Central Europe (test)", "CET", "CEST",
+        new[]
+        {
+            TimeZoneInfo.AdjustmentRule.CreateAdjustmentRule(
+                DateTime.MinValue.Date, DateTime.MaxValue.Date, TimeSpan.FromHours(1),
+                TimeZoneInfo.TransitionTime.CreateFloatingDateRule(new DateTime(1, 1, 1, 2, 0, 0), 3, 5, DayOfWeek.Sunday),
+                TimeZoneInfo.TransitionTime.CreateFloatingDateRule(new DateTime(1, 1, 1, 3, 0, 0), 10, 5, DayOfWeek.Sunday)),
+        });
+
     [TestCaseSource(nameof(Shapes))]
     public void TheShape_WritesTheSameFilesAsLog4net(string settings)
     {
@@ -71,7 +113,7 @@ public sealed class RealConfigParityTests
 
     private static void Run(string root, string side, string type, string settings)
     {
-        SharedClock.Now = new DateTime(2026, 3, 28, 23, 0, 0);
+        SharedClock.Start(new DateTime(2026, 3, 28, 23, 0, 0));
         string dir = Path.Combine(root, side).Replace("\\", "/");
         using var harness = new Log4netHarness($@"<log4net>
             <appender name=""file"" type=""{type}"">
@@ -84,7 +126,7 @@ public sealed class RealConfigParityTests
         for (int i = 0; i < 120; i++)
         {
             harness.Logger().Info($"event {i:D3} " + new string('x', 60));
-            SharedClock.Now = SharedClock.Now.AddMinutes(3); // six hours in all, past midnight
+            SharedClock.Advance(TimeSpan.FromMinutes(3)); // six hours in all, past midnight (or a summer-time change)
         }
 
         harness.Shutdown();
@@ -98,8 +140,30 @@ public sealed class RealConfigParityTests
     /// <summary>The test's clock, read by both appenders.</summary>
     public sealed class SharedClock : RollingFileAppender.IDateTime
     {
-        public static DateTime Now { get; set; }
+        private static DateTime s_local;
+
+        /// <summary>With a zone: the clock runs in UTC from <see cref="UtcStart"/> and reads as that zone's local time.</summary>
+        public static TimeZoneInfo? Zone { get; set; }
+
+        public static DateTime UtcStart { get; set; }
+
+        private static DateTime Utc { get; set; }
+
+        public static DateTime Now => Zone == null ? s_local : TimeZoneInfo.ConvertTimeFromUtc(Utc, Zone);
 
         DateTime RollingFileAppender.IDateTime.Now => Now;
+
+        /// <summary>Starts the clock at <paramref name="local"/>, or with a zone at <see cref="UtcStart"/>.</summary>
+        public static void Start(DateTime local)
+        {
+            s_local = local;
+            Utc = UtcStart;
+        }
+
+        public static void Advance(TimeSpan step)
+        {
+            s_local += step;
+            Utc += step;
+        }
     }
 }
