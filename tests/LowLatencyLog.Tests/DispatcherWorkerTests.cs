@@ -100,7 +100,7 @@ public sealed class DispatcherWorkerTests
     }
 
     /// <summary>
-    /// Behaviour 13: with the default wait, a producer that keeps logging (here every 2 ms, far below the parking
+    /// Async 13: with the default wait, a producer that keeps logging (here every 2 ms, far below the parking
     /// threshold) never has to wake the worker; once the worker has been idle past the threshold it parks, and the next
     /// event wakes it once and is delivered.
     /// </summary>

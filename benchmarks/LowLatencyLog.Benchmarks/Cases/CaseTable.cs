@@ -248,7 +248,7 @@ internal static class CaseTable
         </appender>
         """;
 
-    /// <summary>Our async appenders' settings (SPEC): bufferSize, overflow, appender-ref children.</summary>
+    /// <summary>Our async appenders' settings: bufferSize, overflow, appender-ref children.</summary>
     private static string OurAppender(string type) => $$"""
         <appender name="Root" type="{{type}}">
           <bufferSize value="{{BufferSize}}" />

@@ -851,7 +851,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     }
 
     /// <summary>Resolves <c>fix=Auto</c> from the children, or warns about what an explicit <c>fix</c> misses.</summary>
-    /// <summary>Whether any child may read the original message and exception objects (behaviour 15): every child but
+    /// <summary>Whether any child may read the original message and exception objects (async 15, docs/behaviours.md): every child but
     /// the library's own appenders that write captured events as they are.</summary>
     private static bool CarriesObjects(IAppender[] children)
     {

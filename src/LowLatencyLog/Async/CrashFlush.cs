@@ -7,7 +7,7 @@ using log4net.Util;
 namespace LowLatencyLog.Async;
 
 /// <summary>
-/// Behaviour 16: when the process is about to die of an unhandled exception, the async appenders deliver what they hold
+/// Async 16: when the process is about to die of an unhandled exception, the async appenders deliver what they hold
 /// and the file appenders write and flush their buffers, so the lines that explain the crash reach the file. log4net's
 /// own shutdown runs at a normal exit only; a crash skips it.
 /// </summary>

@@ -9,7 +9,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Appender;
 
 /// <summary>
-/// SPEC behaviours 7 and 8: what a child renders equals what a synchronous appender renders for the same event on the
+/// Async 7 and 8 (docs/behaviours.md): what a child renders equals what a synchronous appender renders for the same event on the
 /// producer thread, and a synchronous sibling attached after the async appender sees the event as if it were absent.
 /// </summary>
 [TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]

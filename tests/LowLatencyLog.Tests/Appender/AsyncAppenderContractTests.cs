@@ -12,7 +12,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Appender;
 
 /// <summary>
-/// SPEC "Async appenders: shared behaviour" 1–6 and 10, for every async appender, configured from XML through log4net.
+/// Async 1–6 and 10 (docs/behaviours.md), for every async appender, configured from XML through log4net.
 /// Tests wait on signals with bounded timeouts; timings only bound how long something may take.
 /// </summary>
 [TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
@@ -23,7 +23,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
     {
     }
 
-    // Behaviour 1.
+    // Async 1.
     [Test]
     public void Block_EightProducers_EveryEventReachesEveryChildOnceInProducerOrder()
     {
@@ -59,7 +59,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(harness.InternalErrors, Is.Empty);
     }
 
-    // Behaviour 2.
+    // Async 2.
     [Test]
     public void Batches_ChildrenGetNonEmptyArraysAndAreFlushedWhenTheQueueRunsEmpty()
     {
@@ -78,7 +78,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(child.Lines, Is.EqualTo(Enumerable.Range(0, 100).Select(i => "e" + i)));
     }
 
-    // Behaviour 2, with log4net's own file appenders, whose Flush(int) fails with immediateFlush=false.
+    // Async 2, with log4net's own file appenders, whose Flush(int) fails with immediateFlush=false.
     [TestCase("log4net.Appender.FileAppender")]
     [TestCase("log4net.Appender.RollingFileAppender")]
     public void Batches_FileAppenderChildWithImmediateFlushOff_FileIsCompleteWhenQueueRunsEmpty(string fileAppenderType)
@@ -111,7 +111,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(harness.InternalErrors, Is.Empty, "no FlushFailure from the child");
     }
 
-    // Behaviour 2 with this library's file appenders, which take captured batches and leave the write to the worker's
+    // Async 2 with this library's file appenders, which take captured batches and leave the write to the worker's
     // flush when the queue runs empty (or to a full buffer): with flushInterval=0 no timer can be what writes.
     [TestCase("LowLatencyLog.Appender.BufferedFileAppender")]
     [TestCase("LowLatencyLog.Appender.RollingBufferedFileAppender")]
@@ -146,7 +146,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(harness.InternalErrors, Is.Empty);
     }
 
-    // Behaviour 1 and IAppenderAttachable: RemoveAllAppenders closes the children (as log4net's forwarding appender
+    // Async 1 and IAppenderAttachable: RemoveAllAppenders closes the children (as log4net's forwarding appender
     // does) while producers log. A batch in flight and the file child's event held for the end-of-batch flush must
     // reach the children before they are closed, never after.
     [Test]
@@ -188,7 +188,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(ReadShared(harness.PathOf("app.log")), Is.EqualTo(child.Lines), "both children got the same events, all of them written");
     }
 
-    // Behaviour 3.
+    // Async 3.
     [Test]
     public void Shutdown_FullQueueAndSlowChild_EverythingIsDelivered()
     {
@@ -209,7 +209,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(harness.InternalErrors, Is.Empty);
     }
 
-    // Behaviour 3.
+    // Async 3.
     [Test]
     public void Close_HangingChild_ReturnsWithinShutdownTimeoutAndReportsTheLeftover()
     {
@@ -237,7 +237,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(Eventually(() => async.UndeliveredCount == 4), Is.True, $"undelivered: {async.UndeliveredCount}");
     }
 
-    // Behaviour 4.
+    // Async 4.
     [Test]
     public void Flush_ChildGated_FalseThenTrueOnceReleased()
     {
@@ -257,7 +257,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(child.Flushes, Is.GreaterThan(0));
     }
 
-    // Behaviour 5.
+    // Async 5.
     [Test]
     public void Discard_AccountingIsExact_SummaryWarnReachesChildren_WarningsAndErrorsAreNeverDropped()
     {
@@ -302,7 +302,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(harness.InternalWarnings.Any(w => w.Contains("discarded") && w.Contains("[async]")), Is.True);
     }
 
-    // Behaviour 6.
+    // Async 6.
     [Test]
     public void ThrowingChild_OtherChildrenGetEverything_LaterEventsFlow_ErrorHandlerSawIt()
     {
@@ -331,7 +331,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(good.WaitForCount(41), Is.True);
     }
 
-    // Behaviour 10.
+    // Async 10.
     [Test]
     public void Worker_IsOneBackgroundThreadNamedAfterTheAppender_WithoutTheCallersExecutionContext()
     {
@@ -355,7 +355,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         }
     }
 
-    // Behaviour 10: a child that logs back into log4net from the worker while LogManager.Shutdown holds the root
+    // Async 10: a child that logs back into log4net from the worker while LogManager.Shutdown holds the root
     // logger's lock. The worker blocks in log4net, so Close gives up after shutdownTimeout instead of hanging.
     [Test]
     public void ChildLoggingBackFromTheWorkerDuringShutdown_ShutdownCompletesWithinBoundedTime()
@@ -390,7 +390,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(clock.Elapsed, Is.LessThan(TimeSpan.FromSeconds(10)));
     }
 
-    // Behaviours 3 and 10: producers wait for room in a full buffer (holding the root logger's read lock) when
+    // Async 3 and 10: producers wait for room in a full buffer (holding the root logger's read lock) when
     // LogManager.Shutdown asks for the write lock, and the child logs back into log4net from the worker, which log4net
     // makes wait behind the shutdown. Nothing moves until the producers stop waiting; their events are counted.
     [Test]
@@ -437,7 +437,7 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         Assert.That(errors.Errors.Any(e => e.Contains("has delivered nothing")), Is.True, string.Join("\n", errors.Errors));
     }
 
-    // Behaviour 3: DoAppend never throws into the application, also after Close.
+    // Async 3: DoAppend never throws into the application, also after Close.
     [Test]
     public void AfterClose_LoggingNeitherThrowsNorDelivers()
     {

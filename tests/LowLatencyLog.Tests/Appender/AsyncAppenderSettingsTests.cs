@@ -10,7 +10,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Appender;
 
 /// <summary>
-/// SPEC behaviours 11 and 12 and the threshold/filter settings: bad values get a clear internal error and the default,
+/// Async 11 and 12 (docs/behaviours.md) and the threshold/filter settings: bad values get a clear internal error and the default,
 /// never a dropped appender; events appended before activation are kept; closing a never-activated appender is quiet.
 /// </summary>
 [TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
@@ -126,7 +126,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(Async(harness).DeliveredCount, Is.EqualTo(2));
     }
 
-    // Behaviour 12, as log4net 3.5 does it: on a reconfiguration, a child's activation logs before the async appender
+    // Async 12, as log4net 3.5 does it: on a reconfiguration, a child's activation logs before the async appender
     // is activated (children are activated first).
     [Test]
     public void Reconfiguration_EventsAppendedBeforeActivationAreDelivered()
@@ -198,7 +198,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         }
     }
 
-    // Behaviours 3 and 12: Close arrives while ActivateOptions is still moving the early events into a small buffer.
+    // Async 3 and 12: Close arrives while ActivateOptions is still moving the early events into a small buffer.
     [Test]
     public void CloseWhileActivationMovesTheEarlyEvents_EveryEarlyEventIsDelivered()
     {
@@ -224,7 +224,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(async.UndeliveredCount, Is.Zero);
     }
 
-    // Behaviours 5 and 12: before activation an appender keeps at most a default buffer's worth of events; what it
+    // Async 5 and 12: before activation an appender keeps at most a default buffer's worth of events; what it
     // drops beyond that is counted and reported like any discard.
     [Test]
     public void MoreEarlyEventsThanItKeeps_TheDroppedOnesAreReportedAsDiscards()
@@ -251,7 +251,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(child.Lines.Count(l => l.StartsWith("before ")), Is.EqualTo(AsyncForwardingAppender.EarlyLimit));
     }
 
-    // Behaviour 3: what a never-activated appender held is counted when Close drops it, and Flush no longer says
+    // Async 3: what a never-activated appender held is counted when Close drops it, and Flush no longer says
     // everything was delivered.
     [Test]
     public void Close_NeverActivatedWithEarlyEvents_CountsThemAsUndelivered()

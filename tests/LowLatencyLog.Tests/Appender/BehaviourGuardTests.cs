@@ -9,8 +9,8 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Appender;
 
 /// <summary>
-/// Guards for SPEC behaviours that the contract suites did not catch when the behaviour was broken on purpose
-/// (issue 10, "break each once and watch").
+/// Guards for behaviours (docs/behaviours.md) that the contract suites did not catch when the behaviour was broken on
+/// purpose.
 /// </summary>
 [TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
 public sealed class BehaviourGuardTests : AsyncAppenderFixture
@@ -20,7 +20,7 @@ public sealed class BehaviourGuardTests : AsyncAppenderFixture
     {
     }
 
-    // Behaviour 6: a bulk child (not an AppenderSkeleton, so nothing inside it catches) that throws out of
+    // Async 6: a bulk child (not an AppenderSkeleton, so nothing inside it catches) that throws out of
     // DoAppend(LoggingEvent[]) must not cost the children after it any event of the batch.
     [Test]
     public void ThrowingBulkChildFirst_LaterChildrenStillGetEveryBatch_ErrorHandlerSawIt()

@@ -9,7 +9,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Appender;
 
 /// <summary>
-/// Behaviour 15: children behind an async appender see the original message and exception objects, as a synchronous
+/// Async 15: children behind an async appender see the original message and exception objects, as a synchronous
 /// sibling does (telemetry appenders choose exception telemetry by <c>ExceptionObject</c>, JSON layouts serialize
 /// <c>MessageObject</c>, <c>%exception{message}</c> and exception evaluators read the exception).
 /// </summary>

@@ -12,7 +12,7 @@ using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Appender;
 
-/// <summary>SPEC "NullAppender": counts single and bulk deliveries, honours threshold and filters, renders into a
+/// <summary>docs/behaviours.md, "NullAppender": counts single and bulk deliveries, honours threshold and filters, renders into a
 /// discarded buffer only when it has a layout.</summary>
 public sealed class NullAppenderTests
 {

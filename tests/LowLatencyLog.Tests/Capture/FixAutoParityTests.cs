@@ -10,7 +10,7 @@ using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Capture;
 
-/// <summary>SPEC behaviour 9 end to end: what <c>fix=Auto</c> finds in a converter registered on a layout and in a
+/// <summary>Async 9 (docs/behaviours.md) end to end: what <c>fix=Auto</c> finds in a converter registered on a layout and in a
 /// child's category layout is captured, so the child behind the async appender writes what it writes attached
 /// directly.</summary>
 public sealed class FixAutoParityTests : AsyncAppenderFixture

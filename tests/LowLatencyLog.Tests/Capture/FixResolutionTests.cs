@@ -9,7 +9,7 @@ using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Capture;
 
-/// <summary>SPEC behaviour 9: <c>fix=Auto</c> resolves the fields from the children's layouts; an explicit <c>fix</c>
+/// <summary>Async 9 (docs/behaviours.md): <c>fix=Auto</c> resolves the fields from the children's layouts; an explicit <c>fix</c>
 /// that misses what a child needs is warned about.</summary>
 public sealed class FixResolutionTests : AsyncAppenderFixture
 {
@@ -29,7 +29,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{pattern}"" /></layout>
            </appender>";
 
-    /// <summary>Behaviour 15: a converter that reads ambient state when the event is written (the request of
+    /// <summary>Async 15: a converter that reads ambient state when the event is written (the request of
     /// <c>%aspnet-*</c>, which the worker thread does not have) gets an activation warning naming it, also when it sits
     /// under a nested forwarding appender.</summary>
     [Test]
@@ -45,7 +45,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         Assert.That(warnings, Has.Some.Contains("%aspnet-session"));
     }
 
-    /// <summary>Behaviour 15: an appender of a type fix=Auto does not know (a telemetry or JSON sink) may read any
+    /// <summary>Async 15: an appender of a type fix=Auto does not know (a telemetry or JSON sink) may read any
     /// property whatever its layout says, so Auto captures the properties for it.</summary>
     [Test]
     public void Auto_AChildOfAnUnknownType_GetsTheProperties()

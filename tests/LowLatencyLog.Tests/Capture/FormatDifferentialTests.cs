@@ -11,7 +11,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Capture;
 
 /// <summary>
-/// Behaviour 13: a <c>*Format</c> message formatted by the async appenders' capture (into the slot's text, not a new
+/// Async 13: a <c>*Format</c> message formatted by the async appenders' capture (into the slot's text, not a new
 /// string) is written byte for byte as log4net writes it synchronously: generated format strings (alignment, format
 /// specifiers, escaped braces, bad formats), argument types, cultures, and arguments changed right after the call. A
 /// log4net <c>FileAppender</c> beside the async appender writes the reference; behind it, the library's file appender

@@ -9,7 +9,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Capture;
 
 /// <summary>
-/// Behaviour 13: the producer path allocates nothing beyond what log4net itself allocates for the call (the event, and
+/// Async 13: the producer path allocates nothing beyond what log4net itself allocates for the call (the event, and
 /// for a <c>*Format</c> call the message object, its argument array and boxes), for
 /// <c>fix=Message, ThreadName, Exception</c> and the message kinds users write: measured on one named thread, async
 /// appender versus a synchronous <see cref="NullAppender"/> in the same test, once every slot has been used (a slot's

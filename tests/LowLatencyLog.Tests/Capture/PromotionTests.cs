@@ -8,7 +8,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Capture;
 
 /// <summary>
-/// Behaviour 14: under sustained overload (the buffer full, <c>overflow=Block</c>) with a new message string per call,
+/// Async 14: under sustained overload (the buffer full, <c>overflow=Block</c>) with a new message string per call,
 /// the buffer does not age the heap: the slots hold copies of the text in their own long-lived storage, never the
 /// callers' young strings, so nothing the application allocates survives a collection because it waits in the buffer.
 /// </summary>

@@ -54,7 +54,7 @@ public sealed class SlotCopyTests
         }
     }
 
-    /// <summary>Behaviour 14: a slot holds the message in storage it reuses, so after any number of laps the queue and
+    /// <summary>Async 14: a slot holds the message in storage it reuses, so after any number of laps the queue and
     /// the worker's batch hold no more text storage than their slots, and none of the callers' strings.</summary>
     [TestCaseSource(nameof(Queues))]
     public void SlotTextStorage_IsReusedLapAfterLap(string kind)

@@ -12,7 +12,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.IO;
 
 /// <summary>
-/// File behaviour 8: a write that fails midway (a full disk takes part of the batch, then refuses the rest) leaves no
+/// File 8 (docs/behaviours.md): a write that fails midway (a full disk takes part of the batch, then refuses the rest) leaves no
 /// torn and no duplicated event in any file, also across a roll, once the disk has room again.
 /// </summary>
 public sealed class DiskFullTests

@@ -11,7 +11,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.IO;
 
 /// <summary>
-/// File behaviour 7: a size roll that fails (the next file cannot be opened, or the current one cannot be moved away)
+/// File 7 (docs/behaviours.md): a size roll that fails (the next file cannot be opened, or the current one cannot be moved away)
 /// never deletes or shifts backups again on the next event: the appender keeps writing, reports, and rolls again only
 /// once the cause is gone.
 /// </summary>

@@ -14,7 +14,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.IO;
 
 /// <summary>
-/// File behaviour 6, log4net's <c>lockingModel</c>: with ExclusiveLock (the default) a second writer of the file is
+/// File 6 (docs/behaviours.md), log4net's <c>lockingModel</c>: with ExclusiveLock (the default) a second writer of the file is
 /// refused and says so, and the first writer's file stays whole; with MinimalLock and InterProcessLock, several
 /// processes append whole events to one file (and roll it) without losing or tearing any.
 /// </summary>

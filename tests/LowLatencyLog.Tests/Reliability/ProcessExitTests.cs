@@ -20,7 +20,7 @@ public sealed class ProcessExitTests
          from file in FileKinds
          select new TestCaseData(kind.TypeName, file).SetName($"{kind.TypeName} -> {file}")).ToArray();
 
-    /// <summary>Behaviour 16: the process dies of an unhandled exception on another thread right after logging; the
+    /// <summary>Async 16: the process dies of an unhandled exception on another thread right after logging; the
     /// crash handler delivers and flushes what the appenders held, so every event logged before the crash is in the
     /// file.</summary>
     [TestCaseSource(nameof(CrashCases))]

@@ -8,7 +8,7 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Reliability;
 
 /// <summary>
-/// Behaviour 17: log4net's default error handler prints only its first error, so a loss reported only there is
+/// Async 17: log4net's default error handler prints only its first error, so a loss reported only there is
 /// invisible once anything has failed. Losses and failures also go to log4net's internal log as errors (which show
 /// without internal debugging), at most a line a second for each kind.
 /// </summary>
