@@ -231,6 +231,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     {
         try
         {
+            Log4netInternals.PrivateMembers.ReportOnce(GetType());
             Activate();
         }
         catch (Exception e)

@@ -171,6 +171,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     public override void ActivateOptions()
     {
         base.ActivateOptions();
+        Log4netInternals.PrivateMembers.ReportOnce(GetType());
         lock (LockObj)
         {
             if (_skeletonClosed)

@@ -25,6 +25,9 @@ internal sealed class CapturedContext
     private LocationInfo? _location;
     private readonly CallerLocation? _caller;
 
+    /// <summary>Whether the event's built composite properties can be seen and forgotten.</summary>
+    internal static bool ReadsCompositeProperties => ForgetComposite != null;
+
     private CapturedContext(PropertiesDictionary? properties, LocationInfo? location, CallerLocation? caller, string? userName, string? identity, string? domain)
     {
         Properties = properties;

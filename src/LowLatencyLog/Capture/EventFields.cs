@@ -141,6 +141,9 @@ internal static class EventFields
     /// <summary>Whether log4net's fields are read (else the getters are called, with their caching).</summary>
     internal static bool ReadsFields => Readable;
 
+    /// <summary>Whether this build reads log4net's event fields at all (the netstandard2.0 build calls the getters).</summary>
+    internal const bool ReadsFieldsInThisBuild = true;
+
     /// <summary><see cref="LoggingEvent.Domain"/>: the event's own, else the process's friendly name while the event is
     /// not frozen (what the getter would compute and cache), else null.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -235,6 +238,8 @@ internal static class EventFields
     }
 #else
     internal static bool ReadsFields => false;
+
+    internal const bool ReadsFieldsInThisBuild = false;
 
     public static string? Domain(LoggingEvent source) => source.Domain;
 

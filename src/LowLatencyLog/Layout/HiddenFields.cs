@@ -26,6 +26,12 @@ internal static class HiddenFields
     /// <summary>Whether this log4net version's <see cref="PatternLayout"/> has the fields the fast path reads.</summary>
     public static bool PatternLayoutReadable => Head != null && Registry != null;
 
+    /// <summary>Whether the layout inside a <see cref="Layout2RawLayoutAdapter"/> can be read.</summary>
+    public static bool AdapterReadable => Adapted != null;
+
+    /// <summary>Whether an <see cref="AdoNetAppender"/>'s parameters can be read.</summary>
+    public static bool AdoNetParametersReadable => Parameters != null;
+
     /// <summary>The first converter of the chain the layout renders with, or null.</summary>
     public static object? ConverterChain(PatternLayout layout) => Head?.Invoke(layout);
 
