@@ -606,44 +606,36 @@ internal sealed partial class EventBufferWriter : TextWriter
     /// Encodes chars [start, start + count) at the end of the bytes, making room as needed (growth only if
     /// <paramref name="allowGrowth"/>). False, with whatever this call produced removed, if the cap forbids the room.
     /// </summary>
-    private unsafe bool Encode(int start, int count, bool allowGrowth)
+    private bool Encode(int start, int count, bool allowGrowth)
     {
         int produced = 0;
         int wanted = _minRoom;
-        fixed (char* chars = _chars)
+        while (true)
         {
-            while (true)
+            int room = _bytes.Length - _length;
+            if (room < wanted)
             {
-                int room = _bytes.Length - _length;
-                if (room < wanted)
+                if (!MakeRoom(wanted, allowGrowth))
                 {
-                    if (!MakeRoom(wanted, allowGrowth))
-                    {
-                        _length -= produced; // making room moves bytes, but this call's output stays at the end
-                        return false;
-                    }
-
-                    room = _bytes.Length - _length;
+                    _length -= produced; // making room moves bytes, but this call's output stays at the end
+                    return false;
                 }
 
-                int used, written;
-                fixed (byte* bytes = &_bytes[_length])
-                {
-                    _encoder.Convert(chars + start, count, bytes, room, false, out used, out written, out _);
-                }
-
-                _length += written;
-                produced += written;
-                start += used;
-                count -= used;
-                if (count == 0)
-                {
-                    return true;
-                }
-
-                // Stopped for lack of room; if nothing fitted at all, ask for more than this room.
-                wanted = used == 0 ? room + _minRoom : _minRoom;
+                room = _bytes.Length - _length;
             }
+
+            _encoder.Convert(_chars, start, count, _bytes, _length, room, false, out int used, out int written, out _);
+            _length += written;
+            produced += written;
+            start += used;
+            count -= used;
+            if (count == 0)
+            {
+                return true;
+            }
+
+            // Stopped for lack of room; if nothing fitted at all, ask for more than this room.
+            wanted = used == 0 ? room + _minRoom : _minRoom;
         }
     }
 
@@ -730,7 +722,7 @@ internal sealed partial class EventBufferWriter : TextWriter
         _complete = 0;
     }
 
-    private unsafe void FlushEncoder()
+    private void FlushEncoder()
     {
 #if NET8_0_OR_GREATER
         if (_utf8)
@@ -746,11 +738,7 @@ internal sealed partial class EventBufferWriter : TextWriter
             return;
         }
 
-        fixed (char* chars = _chars)
-        fixed (byte* bytes = &_bytes[_length])
-        {
-            _length += _encoder.GetBytes(chars, 0, bytes, _bytes.Length - _length, flush: true);
-        }
+        _length += _encoder.GetBytes(_chars, 0, 0, _bytes, _length, flush: true);
 
         MarkComplete();
     }
