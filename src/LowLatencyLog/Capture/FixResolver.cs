@@ -219,9 +219,10 @@ internal static class FixResolver
                 needs |= Required(child, visited);
             }
         }
-        else if (layout == null && !(appender is LowLatencyLog.Appender.NullAppender))
+        else if (layout == null && appender.GetType().Assembly != typeof(FixResolver).Assembly)
         {
-            // No layout to inspect: the appender may read anything from the event (MemoryAppender, custom code).
+            // No layout to inspect: the appender may read anything from the event (MemoryAppender, custom code). This
+            // library's own appenders without a layout read no field of it.
             needs |= FixFlags.Partial;
         }
 
