@@ -457,9 +457,8 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         Stream? kept = _stream;
         if (kept != null && sameFile && !append() && string.Equals(next, _path, StringComparison.Ordinal) && IsStillTheFile(kept, next))
         {
-            // Truncated through the handle we hold. Closing a file that was truncated to zero makes ext4 start writing
-            // it out (its replace-by-truncate safeguard), and truncating it again then waits for that: 6-7 ms per roll of
-            // 10 MB on the project's VM, against 0.6 ms here.
+            // Truncated through the handle we hold: closing a file truncated to zero makes ext4 write it out, and the
+            // next truncation waits for that (docs/file-appenders.md, "With 0 backups").
             DetachStream();
             Open(next, append: false, recovering: false, reuse: kept);
             return;

@@ -39,7 +39,7 @@ internal static class LogFile
         else if (stream.Length > 0)
         {
             // Only a file with content (FileMode.Create truncates always): ext4 takes the truncation of a file to zero
-            // for a rewrite and writes the whole file out when it is closed, which made each roll's close take 1 ms.
+            // for a rewrite and writes the whole file out when it is closed, which slowed each roll's close.
             stream.SetLength(0);
         }
 

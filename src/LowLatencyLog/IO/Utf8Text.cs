@@ -172,8 +172,8 @@ internal static class Utf8Text
 
     /// <summary>
     /// More than 16 chars (more than 64 with 512-bit vectors, which the short path takes up to there): blocks of the
-    /// widest vector the machine has, the last block overlapping the one before. (One 128-bit loop for every machine
-    /// cost a 106-char line 3.5 ns more.)
+    /// widest vector the machine has, the last block overlapping the one before (one 128-bit loop for every machine was
+    /// slower on long lines).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int NarrowLong(ref ushort units, int count, ref byte destination)

@@ -232,8 +232,8 @@ internal sealed class BlockingWaitStrategy : ParkingWaitStrategy
 /// idle application: each timer wake-up costs the worker some microseconds (more on a virtual machine), so at 4 ms an
 /// application that logs ten events a second spends a few tenths of a percent of a core on them, and an event reaches
 /// the file within about 4 ms. Between polls events build up into one batch, written and flushed once.</para>
-/// <para>The poll is a plain <see cref="Thread.Sleep(int)"/>: the cheapest timed wait measured here (about 24 µs of
-/// CPU per wake-up on the project's VM, against about 47 µs for an event's timed wait). A flush, a close or a producer
+/// <para>The poll is a plain <see cref="Thread.Sleep(int)"/>, the cheapest timed wait (docs/design.md, "The default
+/// wait"). A flush, a close or a producer
 /// that finds the buffer full therefore waits up to one interval for the worker's next look.</para>
 /// </remarks>
 internal sealed class AdaptiveWaitStrategy : ParkingWaitStrategy
