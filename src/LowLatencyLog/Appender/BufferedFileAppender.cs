@@ -79,6 +79,16 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     private bool _skeletonClosed; // as AppenderSkeleton's own flag: set by Close, never cleared
     private bool _appendingCaptured;
     private System.Threading.Mutex? _sharedLock; // set for FileSharing.Shared
+    private readonly IFileSystem _files;
+
+    /// <summary>An appender that writes to the disk.</summary>
+    public BufferedFileAppender()
+        : this(DiskFileSystem.Instance)
+    {
+    }
+
+    /// <summary>An appender that opens its files through <paramref name="files"/>.</summary>
+    internal BufferedFileAppender(IFileSystem files) => _files = files;
 
     /// <summary>The file to write; relative paths are taken from the application's base folder, as log4net does.</summary>
     /// <remarks>Default: none (required). Missing folders are created.</remarks>
@@ -146,11 +156,6 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// </remarks>
     public FileAppender.LockingModelBase? LockingModel { get; set; }
 
-    /// <summary>Opens a file stream (path, append) in place of the default; tests set it to inject failures.</summary>
-    internal Func<string, bool, Stream>? OpenStream { get; set; }
-
-    /// <summary>Whether a path exists; tests that inject streams replace it.</summary>
-    internal Func<string, bool> FileExists { get; set; } = System.IO.File.Exists;
 
     /// <summary>The writer, for tests.</summary>
     internal EventBufferWriter? Writer => _writer;
@@ -160,9 +165,6 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 
     /// <summary>Batches taken from an async appender as captured events (no log4net event rebuilt for them).</summary>
     internal long CapturedBatches { get; private set; }
-
-    /// <summary>The file being written (after rolling, the current one).</summary>
-    internal string? CurrentPath => _path;
 
     /// <summary>This appender renders through its layout.</summary>
     protected override bool RequiresLayout => true;
@@ -474,7 +476,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     {
         try
         {
-            return stream.CanSeek && FileExists(path) && new FileInfo(path).Length == stream.Length;
+            return stream.CanSeek && _files.Exists(path) && new FileInfo(path).Length == stream.Length;
         }
         catch (Exception)
         {
@@ -553,11 +555,9 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
     }
 
-    /// <summary>Opens <paramref name="path"/> as the locking model says (or as a test asks).</summary>
+    /// <summary>Opens <paramref name="path"/> as the locking model says.</summary>
     private Stream OpenFileStream(string path, bool append) =>
-        OpenStream != null ? OpenStream(path, append)
-        : _sharedLock != null ? new SharedFileStream(path, append, _sharedLock)
-        : LogFile.Open(path, append);
+        _sharedLock != null ? new SharedFileStream(path, append, _sharedLock) : _files.Open(path, append);
 
     private protected void ReportSetting(string message) =>
         LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: {message}");
@@ -779,7 +779,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         {
             // (A shared file is opened by path at each write: one renamed or deleted by another process is started again.)
             _nextExistenceCheck = now + Ticks(ExistenceCheckIntervalMs);
-            bool missing = !FileExists(_path!);
+            bool missing = !_files.Exists(_path!);
             if (missing || (_stream is FileStream && !IsStillTheFile(_stream, _path!)))
             {
                 // Deleted, or replaced by another file (what we would write next would go to a file nobody can open).

@@ -89,8 +89,19 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     /// <remarks>Default: local time.</remarks>
     public RollingFileAppender.IDateTime? DateTimeStrategy { get; set; }
 
-    /// <summary>The clock read for date rolls when no <see cref="DateTimeStrategy"/> is set; tests replace it.</summary>
-    internal IClock Clock { get; set; } = SystemClock.Instance;
+    private readonly IClock _clock;
+
+    /// <summary>An appender that writes to the disk and reads the local time.</summary>
+    public RollingBufferedFileAppender()
+        : this(DiskFileSystem.Instance, SystemClock.Instance)
+    {
+    }
+
+    /// <summary>An appender that opens its files through <paramref name="files"/> and reads the time from
+    /// <paramref name="clock"/> (unless <see cref="DateTimeStrategy"/> is set).</summary>
+    internal RollingBufferedFileAppender(IFileSystem files, IClock clock)
+        : base(files) => _clock = clock;
+
 
     /// <summary>The rolling state, for tests.</summary>
     internal RollingFiles? Files => _files;
@@ -128,7 +139,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
 
     private protected override string StartFiles(string path, bool append)
     {
-        IClock clock = DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : Clock;
+        IClock clock = DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : _clock;
         _files = new RollingFiles(path, _options, clock, ReportRollError) { Shared = SharedFile };
         return _files.Activate(append);
     }

@@ -8,6 +8,7 @@ using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Tests.Support;
+using LowLatencyLog.IO;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.IO;
@@ -27,7 +28,7 @@ public sealed class BufferedFileAppenderTests
     public void ABatch_IsOneWriteAndAtMostOneFlush(bool immediateFlush)
     {
         var stream = new RecordingStream();
-        BufferedFileAppender appender = Activate(new BufferedFileAppender { ImmediateFlush = immediateFlush.ToString() }, stream);
+        BufferedFileAppender appender = Activate(new BufferedFileAppender(Over(stream)) { ImmediateFlush = immediateFlush.ToString() });
         int writes = stream.Writes.Count, flushes = stream.Flushes;
 
         appender.DoAppend(Events(0, 500));
@@ -81,7 +82,7 @@ public sealed class BufferedFileAppenderTests
     public void SingleEvents_StayBufferedUntilFlush_ThenGoOutInOneWrite()
     {
         var stream = new RecordingStream();
-        BufferedFileAppender appender = Activate(new BufferedFileAppender { FlushInterval = "0" }, stream);
+        BufferedFileAppender appender = Activate(new BufferedFileAppender(Over(stream)) { FlushInterval = "0" });
         foreach (LoggingEvent e in Events(0, 100))
         {
             appender.DoAppend(e);
@@ -195,8 +196,10 @@ public sealed class BufferedFileAppenderTests
         string path = Path.Combine(_folder, "app.log");
         FaultyFileStream? stream = null;
         var errors = new RecordingErrorHandler();
-        var appender = new BufferedFileAppender { File = path, FlushInterval = "0", ErrorHandler = errors };
-        appender.OpenStream = (p, append) => stream = new FaultyFileStream(p, append);
+        var appender = new BufferedFileAppender(new TestFiles(open: (p, append) => stream = new FaultyFileStream(p, append)))
+        {
+            File = path, FlushInterval = "0", ErrorHandler = errors,
+        };
         Activate(appender);
 
         appender.DoAppend(Events(0, 10));
@@ -340,14 +343,12 @@ public sealed class BufferedFileAppenderTests
         return reader.ReadToEnd();
     }
 
-    private static T Activate<T>(T appender, Stream? stream = null) where T : BufferedFileAppender
+    /// <summary>Files that are all <paramref name="stream"/>.</summary>
+    private static TestFiles Over(Stream stream) => new TestFiles(open: (path, append) => stream, exists: path => true);
+
+    private static T Activate<T>(T appender) where T : BufferedFileAppender
     {
-        if (stream != null)
-        {
-            appender.File ??= "injected.log";
-            appender.OpenStream = (path, append) => stream;
-            appender.FileExists = path => true;
-        }
+        appender.File ??= "injected.log";
 
         if (appender.Layout == null)
         {

@@ -26,7 +26,12 @@ public sealed class DiskFullTests
             var streams = new List<HalfWritingStream>();
             var layout = new PatternLayout("%message%newline");
             layout.ActivateOptions();
-            var appender = new RollingBufferedFileAppender
+            var appender = new RollingBufferedFileAppender(new TestFiles(open: (path, append) =>
+                {
+                    var stream = new HalfWritingStream(LogFile.Open(path, append)) { Full = streams.Count > 0 && streams[^1].Full };
+                    streams.Add(stream);
+                    return stream;
+                }), SystemClock.Instance)
             {
                 Name = "full",
                 File = Path.Combine(folder, "app.log"),
@@ -36,12 +41,6 @@ public sealed class DiskFullTests
                 MaxSizeRollBackups = "10",
                 ImmediateFlush = "true",
                 ErrorHandler = new RecordingErrorHandler(),
-                OpenStream = (path, append) =>
-                {
-                    var stream = new HalfWritingStream(LogFile.Open(path, append)) { Full = streams.Count > 0 && streams[^1].Full };
-                    streams.Add(stream);
-                    return stream;
-                },
             };
             appender.ActivateOptions();
             int next = 0;

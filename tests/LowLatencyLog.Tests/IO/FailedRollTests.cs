@@ -114,7 +114,7 @@ public sealed class FailedRollTests
 
     private RollingBufferedFileAppender NewAppender(RecordingErrorHandler errors, Func<string, bool, Stream>? open)
     {
-        var appender = new RollingBufferedFileAppender
+        var appender = new RollingBufferedFileAppender(new TestFiles(open: open), SystemClock.Instance)
         {
             Name = "rolling",
             File = Path.Combine(_folder, "app.log"),
@@ -126,11 +126,6 @@ public sealed class FailedRollTests
             ErrorHandler = errors,
         };
         ((PatternLayout)appender.Layout).ActivateOptions();
-        if (open != null)
-        {
-            appender.OpenStream = open;
-        }
-
         return appender;
     }
 

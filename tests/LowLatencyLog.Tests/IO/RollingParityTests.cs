@@ -7,6 +7,7 @@ using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Tests.Support;
+using LowLatencyLog.IO;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.IO;
@@ -97,7 +98,7 @@ public sealed class RollingParityTests
             CountDirection = settings.CountDirection,
             DateTimeStrategy = clock,
         };
-        var ours = new RollingBufferedFileAppender
+        var ours = new RollingBufferedFileAppender(new TestFiles(), clock)
         {
             Name = "ours",
             File = Path.Combine(oursDir, settings.File),
@@ -110,7 +111,6 @@ public sealed class RollingParityTests
             StaticLogFileName = settings.StaticName ? "true" : "false",
             PreserveLogFileNameExtension = settings.Preserve ? "true" : "false",
             CountDirection = settings.CountDirection.ToString(),
-            Clock = clock,
         };
         var errors = new RecordingErrorHandler();
         ours.ErrorHandler = errors;
@@ -185,12 +185,11 @@ public sealed class RollingParityTests
     {
         using var harness = new Log4netHarness("<log4net />");
         var clock = new FakeClock(Start);
-        var appender = new RollingBufferedFileAppender
+        var appender = new RollingBufferedFileAppender(new TestFiles(), clock)
         {
             File = harness.PathOf("dated/app.log"),
             Layout = NewLayout(),
             RollingStyle = "Date",
-            Clock = clock,
         };
         appender.ActivateOptions();
         LoggingEvent[] Batch(string name) => Enumerable.Range(0, 50)
@@ -232,7 +231,7 @@ public sealed class RollingParityTests
         using var harness = new Log4netHarness("<log4net />");
         var clock = new FakeClock(Start);
         var errors = new RecordingErrorHandler();
-        var appender = new RollingBufferedFileAppender
+        var appender = new RollingBufferedFileAppender(new TestFiles(), clock)
         {
             File = harness.PathOf("stuck/app.log"),
             Layout = NewLayout(),
@@ -241,7 +240,6 @@ public sealed class RollingParityTests
             MaximumFileSize = "1KB",
             MaxSizeRollBackups = "2",
             CountDirection = "1", // the size roll renames the current file to app.log/... as well
-            Clock = clock,
             ErrorHandler = errors,
         };
         if (style == "Size")
@@ -415,7 +413,7 @@ public sealed class RollingParityTests
     private static RollingBufferedFileAppender NewSizeAppender(
         string path, FakeClock? clock = null, string backups = "-1", RecordingErrorHandler? errors = null, Func<string, bool, Stream>? open = null)
     {
-        var appender = new RollingBufferedFileAppender
+        var appender = new RollingBufferedFileAppender(new TestFiles(open: open), clock ?? (IClock)SystemClock.Instance)
         {
             File = path,
             Layout = NewLayout(),
@@ -423,19 +421,10 @@ public sealed class RollingParityTests
             MaximumFileSize = "1KB",
             MaxSizeRollBackups = backups,
         };
-        if (clock != null)
-        {
-            appender.Clock = clock;
-        }
 
         if (errors != null)
         {
             appender.ErrorHandler = errors;
-        }
-
-        if (open != null)
-        {
-            appender.OpenStream = open;
         }
 
         appender.ActivateOptions();

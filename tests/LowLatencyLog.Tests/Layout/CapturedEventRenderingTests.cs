@@ -134,7 +134,7 @@ public sealed class CapturedEventRenderingTests
         byte[] filtered = LayoutHarness.RenderCaptured(layout, null, captured, out bool takenWithFilter, a => a.AddFilter(new LevelMatchFilter { LevelToMatch = Level.Info }));
         byte[] slowLayout = LayoutHarness.RenderCaptured(layout, null, captured, out bool takenWithoutFastLayout, fast: "false");
         byte[] unsupported = LayoutHarness.RenderCaptured(LayoutHarness.Pattern("%location %m%n"), null, captured, out bool takenUnsupported);
-        byte[] subclass = LayoutHarness.RenderCaptured(layout, null, captured, out bool takenBySubclass, create: () => new DerivedFileAppender());
+        byte[] subclass = LayoutHarness.RenderCaptured(layout, null, captured, out bool takenBySubclass, create: files => new DerivedFileAppender(files));
 
         Assert.That(new[] { takenWithFilter, takenWithoutFastLayout, takenUnsupported, takenBySubclass }, Is.All.False);
         Assert.That(new[] { filtered, slowLayout, unsupported, subclass }, Is.All.Empty);
@@ -228,6 +228,10 @@ public sealed class CapturedEventRenderingTests
 
     private sealed class DerivedFileAppender : BufferedFileAppender
     {
+        public DerivedFileAppender(LowLatencyLog.IO.IFileSystem files)
+            : base(files)
+        {
+        }
     }
 
     private sealed class ThrowingValue

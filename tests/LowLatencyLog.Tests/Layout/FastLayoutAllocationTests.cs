@@ -42,14 +42,12 @@ public sealed class FastLayoutAllocationTests
     [TestCaseSource(nameof(Patterns))]
     public void Appender_AllocatesNothingPerEvent(string pattern)
     {
-        var appender = new BufferedFileAppender
+        var appender = new BufferedFileAppender(new TestFiles(open: (path, append) => Stream.Null, exists: path => true))
         {
             File = "injected.log",
             AppendToFile = "false",
             FlushInterval = "0",
             Layout = LayoutHarness.Pattern(pattern),
-            OpenStream = (path, append) => Stream.Null,
-            FileExists = path => true,
         };
         AssertAppendsWithoutAllocating(appender);
     }

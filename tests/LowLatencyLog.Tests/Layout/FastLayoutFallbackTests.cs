@@ -8,6 +8,7 @@ using log4net.Layout.Pattern;
 using log4net.Util;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Tests.Support;
+using LowLatencyLog.IO;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Layout;
@@ -168,13 +169,11 @@ public sealed class FastLayoutFallbackTests
     {
         PatternLayout first = LayoutHarness.Pattern("%level %message%newline");
         var stream = new RecordingStream();
-        var appender = new BufferedFileAppender
+        var appender = new BufferedFileAppender(new TestFiles(open: (path, append) => stream, exists: path => true))
         {
             File = "injected.log",
             AppendToFile = "false",
             Layout = first,
-            OpenStream = (path, append) => stream,
-            FileExists = path => true,
         };
         appender.ActivateOptions();
         LoggingEvent loggingEvent = LayoutHarness.Data(new DateTime(2024, 5, 6, 7, 8, 9, DateTimeKind.Utc), "m");

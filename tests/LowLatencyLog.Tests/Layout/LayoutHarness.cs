@@ -8,6 +8,7 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.Repository;
 using log4net.Util;
+using LowLatencyLog.IO;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
@@ -66,10 +67,10 @@ internal static class LayoutHarness
     /// </summary>
     public static byte[] RenderCaptured(
         ILayout layout, string? encoding, CapturedEvent[] captured, out bool taken, Action<BufferedFileAppender>? configure = null,
-        Func<BufferedFileAppender>? create = null, string? fast = null)
+        Func<IFileSystem, BufferedFileAppender>? create = null, string? fast = null)
     {
         var stream = new RecordingStream();
-        BufferedFileAppender appender = NewAppender(layout, fast, encoding, stream, create?.Invoke());
+        BufferedFileAppender appender = NewAppender(layout, fast, encoding, stream, create);
         configure?.Invoke(appender);
         appender.ActivateOptions();
         taken = ((ICapturedEventAppender)appender).TryAppend(captured, captured.Length);
@@ -79,17 +80,16 @@ internal static class LayoutHarness
 
     /// <summary>A file appender over <paramref name="stream"/>, not yet activated.</summary>
     public static BufferedFileAppender NewAppender(
-        ILayout layout, string? fast, string? encoding, RecordingStream stream, BufferedFileAppender? appender = null)
+        ILayout layout, string? fast, string? encoding, RecordingStream stream, Func<IFileSystem, BufferedFileAppender>? create = null)
     {
-        appender ??= new BufferedFileAppender();
+        var files = new TestFiles(open: (path, append) => stream, exists: path => true);
+        BufferedFileAppender appender = create != null ? create(files) : new BufferedFileAppender(files);
         appender.Name = "layout-test";
         appender.File = "injected.log";
         appender.AppendToFile = "false";
         appender.FastLayout = fast;
         appender.Encoding = encoding;
         appender.Layout = layout;
-        appender.OpenStream = (path, append) => stream;
-        appender.FileExists = path => true;
         return appender;
     }
 

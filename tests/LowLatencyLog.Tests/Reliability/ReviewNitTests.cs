@@ -25,7 +25,8 @@ public sealed class ReviewNitTests
             int opens = 0;
             var layout = new PatternLayout("%message%newline") { Header = "[Header]\n" };
             layout.ActivateOptions();
-            var appender = new BufferedFileAppender
+            // The first open fails (the previous instance still holds the file), the retries work.
+            var appender = new BufferedFileAppender(new TestFiles(open: (p, append) => ++opens == 1 ? throw new IOException("in use") : LogFile.Open(p, append)))
             {
                 Name = "truncating",
                 File = path,
@@ -33,8 +34,6 @@ public sealed class ReviewNitTests
                 ImmediateFlush = "true",
                 Layout = layout,
                 ErrorHandler = new RecordingErrorHandler(),
-                // The first open fails (the previous instance still holds the file), the retries work.
-                OpenStream = (p, append) => ++opens == 1 ? throw new IOException("in use") : LogFile.Open(p, append),
             };
             appender.ActivateOptions();
             appender.DoAppend(new LoggingEvent(typeof(ReviewNitTests), null, "App", Level.Info, "this run", null));
@@ -59,7 +58,7 @@ public sealed class ReviewNitTests
             var layout = new PatternLayout("%message%newline") { Header = "[H]\n", Footer = "[F]\n" };
             layout.ActivateOptions();
             FailingStream? first = null;
-            var appender = new RollingBufferedFileAppender
+            var appender = new RollingBufferedFileAppender(new TestFiles(open: (p, append) => first == null ? first = new FailingStream(p, append) : LogFile.Open(p, append)), SystemClock.Instance)
             {
                 File = path,
                 RollingStyle = "Size",
@@ -68,7 +67,6 @@ public sealed class ReviewNitTests
                 FlushInterval = "0",
                 Layout = layout,
                 ErrorHandler = new RecordingErrorHandler(),
-                OpenStream = (p, append) => first == null ? first = new FailingStream(p, append) : LogFile.Open(p, append),
             };
             appender.ActivateOptions();
             first!.Fail = true; // the disk is full when the size roll closes the first file
@@ -100,12 +98,11 @@ public sealed class ReviewNitTests
     public void ActivatedAgainWhileTheFileCannotBeOpened_ReportsTheBufferedEventsAsLost()
     {
         var errors = new RecordingErrorHandler();
-        var appender = new BufferedFileAppender
+        var appender = new BufferedFileAppender(new TestFiles(open: (p, append) => throw new IOException("Permission denied")))
         {
             File = Path.Combine(Path.GetTempPath(), "lll-never-opened.log"),
             Layout = new PatternLayout("%message%newline"),
             ErrorHandler = errors,
-            OpenStream = (p, append) => throw new IOException("Permission denied"),
         };
         appender.ActivateOptions();
         appender.DoAppend(new LoggingEvent(typeof(ReviewNitTests), null, "App", Level.Info, "held in memory", null));
