@@ -3,6 +3,7 @@ using System.Collections.Concurrent;
 using System.Threading;
 using System.Threading.Channels;
 using LowLatencyLog.Core;
+using LowLatencyLog.Core.Waiting;
 
 namespace LowLatencyLog.Benchmarks;
 

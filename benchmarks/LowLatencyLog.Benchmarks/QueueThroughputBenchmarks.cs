@@ -6,8 +6,10 @@ using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
-using LowLatencyLog.Core;
 using LowLatencyLog.Benchmarks.Cases;
+using LowLatencyLog.Core;
+using LowLatencyLog.Core.Disruptor;
+using LowLatencyLog.Core.Waiting;
 
 namespace LowLatencyLog.Benchmarks;
 

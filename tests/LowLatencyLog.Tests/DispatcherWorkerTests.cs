@@ -6,6 +6,7 @@ using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 using LowLatencyLog.Core;
+using LowLatencyLog.Core.Waiting;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 

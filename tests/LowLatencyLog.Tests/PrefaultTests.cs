@@ -7,6 +7,7 @@ using System.Runtime.InteropServices;
 using System.Text;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Core;
+using LowLatencyLog.Core.Disruptor;
 using LowLatencyLog.IO;
 using NUnit.Framework;
 

@@ -1,5 +1,6 @@
 using System;
 using LowLatencyLog.Core;
+using LowLatencyLog.Core.Disruptor;
 
 namespace LowLatencyLog.Appender;
 
@@ -37,7 +38,7 @@ public sealed class DisruptorAsyncAppender : AsyncForwardingAppender
 
     private protected override IQueueFactory CreateQueueFactory(Action<string> reportError)
     {
-        Core.ProducerType producerType = SettingReader.Name("producerType", ProducerType, Core.ProducerType.Multi, reportError);
+        Core.Disruptor.ProducerType producerType = SettingReader.Name("producerType", ProducerType, Core.Disruptor.ProducerType.Multi, reportError);
         // A misused Single is reported through the appender's own reports, which reach the internal log.
         return new DisruptorQueueFactory(producerType, null);
     }

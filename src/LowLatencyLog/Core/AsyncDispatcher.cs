@@ -1,8 +1,9 @@
 using System;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using System.Diagnostics;
 using System.Threading;
+using LowLatencyLog.Core.Waiting;
 
 namespace LowLatencyLog.Core;
 

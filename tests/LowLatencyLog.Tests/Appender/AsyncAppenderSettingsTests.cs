@@ -1,11 +1,12 @@
 using System;
 using System.Linq;
+using LowLatencyLog.Appender;
+using LowLatencyLog.Core;
+using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
 using log4net;
 using log4net.Core;
-using LowLatencyLog.Appender;
-using LowLatencyLog.Tests.Support;
-using LowLatencyLog.Core;
-using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Appender;
 

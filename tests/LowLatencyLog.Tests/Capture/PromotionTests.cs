@@ -41,11 +41,14 @@ public sealed class PromotionTests
         // buffers) and settled in the old generation.
         Produce(log, 1_600_000);
         Assert.That(async.Flush(30_000), Is.True);
-        // Two attempts, the better one kept: a collection the test host itself sets off now and then (the suite's
-        // other garbage) must not pass for the buffer's. Without the fix every attempt shows gen-2 and tens of gen-1.
+        // Up to four attempts, the best one kept: a collection the test host itself sets off now and then (the suite's
+        // other garbage, a loaded machine) must not pass for the buffer's. Without the fix every attempt shows gen-2 and
+        // tens of gen-1.
+        int syncGen1 = SynchronousGen1();
+        TestContext.Out.WriteLine($"the same into the file appender alone: gen1 {syncGen1}");
         int gen0 = 0, gen1 = int.MaxValue, gen2 = int.MaxValue;
         long blockedBefore = async.DiscardedCount;
-        for (int attempt = 0; attempt < 2 && (gen2 > 0 || gen1 > 2); attempt++)
+        for (int attempt = 0; attempt < 4 && (gen2 > 0 || gen1 > syncGen1 + 2); attempt++)
         {
             GC.Collect();
             GC.WaitForPendingFinalizers();
@@ -64,9 +67,6 @@ public sealed class PromotionTests
                 (gen0, gen1, gen2) = (GC.CollectionCount(0) - gen0Before, attemptGen1, attemptGen2);
             }
         }
-
-        int syncGen1 = SynchronousGen1();
-        TestContext.Out.WriteLine($"the same into the file appender alone: gen1 {syncGen1}");
 
         Assert.That(gen0, Is.GreaterThan(0), "the producers' strings made the young generation collect");
         Assert.That(gen2, Is.EqualTo(0), "no full collection while the buffer held the strings");

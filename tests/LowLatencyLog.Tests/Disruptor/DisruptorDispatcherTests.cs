@@ -1,3 +1,5 @@
+using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Core.Disruptor;
 using System;
 using System.Collections.Generic;
 using System.Linq;

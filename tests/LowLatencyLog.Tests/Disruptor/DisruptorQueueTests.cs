@@ -5,6 +5,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
 using LowLatencyLog.Core;
+using LowLatencyLog.Core.Disruptor;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Disruptor;

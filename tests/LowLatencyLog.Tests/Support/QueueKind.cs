@@ -1,4 +1,5 @@
 using LowLatencyLog.Core;
+using LowLatencyLog.Core.Disruptor;
 
 namespace LowLatencyLog.Tests.Support;
 

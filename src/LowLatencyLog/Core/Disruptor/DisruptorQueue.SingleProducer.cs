@@ -2,7 +2,7 @@ using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
-namespace LowLatencyLog.Core;
+namespace LowLatencyLog.Core.Disruptor;
 
 /// <summary>
 /// The single-producer claim of <see cref="DisruptorQueue{T}"/>, and the hand-over to the multi-producer claim when a

@@ -2,7 +2,7 @@ using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
-namespace LowLatencyLog.Core;
+namespace LowLatencyLog.Core.Disruptor;
 
 /// <summary>
 /// A Disruptor ring (Thompson et al., "Disruptor: high performance alternative to bounded queues", LMAX, 2011) behind

@@ -1,6 +1,6 @@
 using System;
 
-namespace LowLatencyLog.Core;
+namespace LowLatencyLog.Core.Disruptor;
 
 /// <summary>Creates <see cref="DisruptorQueue{T}"/> for one producer type. The ring never grows.</summary>
 internal sealed class DisruptorQueueFactory : IQueueFactory

@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace LowLatencyLog.Core;
+namespace LowLatencyLog.Core.Disruptor;
 
 /// <summary>
 /// The sequences of a <see cref="DisruptorQueue{T}"/>, grouped by the thread that writes them, each group on a cache line

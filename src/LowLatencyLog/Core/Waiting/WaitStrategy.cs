@@ -3,7 +3,7 @@ using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
-namespace LowLatencyLog.Core;
+namespace LowLatencyLog.Core.Waiting;
 
 /// <summary>How the worker waits for events (the async appenders' <c>waitStrategy</c> setting).</summary>
 internal enum WaitStrategyKind
