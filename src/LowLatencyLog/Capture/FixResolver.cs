@@ -90,6 +90,20 @@ internal static class FixResolver
             ["StackTraceDetailPatternConverter"] = (LocationUse.Everything, "%stacktracedetail"),
         };
 
+    /// <summary><see cref="FixFlags.Partial"/>, for a reader the resolver cannot see into (noted: it may read the
+    /// location too).</summary>
+    private static FixFlags Unknown
+    {
+        get
+        {
+            t_unknownReader = true;
+            return FixFlags.Partial;
+        }
+    }
+
+    [ThreadStatic]
+    private static bool t_unknownReader;
+
     // What the inspection under way found about location (one activation inspects at a time on a thread).
     [ThreadStatic]
     private static LocationUse t_locationUse;
@@ -104,13 +118,15 @@ internal static class FixResolver
     public static (LocationUse Use, string[] Readers) Location(IAppender appender)
     {
         t_locationUse = LocationUse.None;
+        t_unknownReader = false;
         t_locationConverters = new List<string>();
         try
         {
             Required(appender);
-            if (!IsKnownType(appender) && t_locationUse != LocationUse.None)
+            if (t_unknownReader || (!IsKnownType(appender) && t_locationUse != LocationUse.None))
             {
-                t_locationUse |= LocationUse.Everything; // a child of unknown type may read the stack frames too
+                // A layout, filter or appender whose reads are unknown may read the whole location, frames included.
+                t_locationUse |= LocationUse.Everything;
             }
 
             return (t_locationUse, t_locationConverters.ToArray());
@@ -223,7 +239,7 @@ internal static class FixResolver
         {
             // No layout to inspect: the appender may read anything from the event (MemoryAppender, custom code). This
             // library's own appenders without a layout read no field of it.
-            needs |= FixFlags.Partial;
+            needs |= Unknown;
         }
 
         return Normalize(needs);
@@ -246,7 +262,7 @@ internal static class FixResolver
                     PropertyFilter _ => FixFlags.Properties,
                     DenyAllFilter _ or LevelMatchFilter _ or LevelRangeFilter _ or LoggerMatchFilter _ => FixFlags.None,
                     StringMatchFilter _ => FixFlags.Message,
-                    _ => FixFlags.Partial,
+                    _ => Unknown,
                 };
             }
         }
@@ -263,7 +279,7 @@ internal static class FixResolver
     {
         null or LevelEvaluator _ => FixFlags.None,
         ExceptionEvaluator _ => FixFlags.Exception,
-        _ => FixFlags.Partial,
+        _ => Unknown,
     };
 
     /// <summary>The fields the layouts on an appender's other settings read: log4net's own appenders keep layouts there
@@ -286,7 +302,7 @@ internal static class FixResolver
             }
             catch (TargetInvocationException)
             {
-                needs |= FixFlags.Partial; // a getter that throws: what it would hold is unknown
+                needs |= Unknown; // a getter that throws: what it would hold is unknown
                 continue;
             }
 
@@ -311,13 +327,13 @@ internal static class FixResolver
     {
         if (parameters is not IEnumerable list)
         {
-            return FixFlags.Partial;
+            return Unknown;
         }
 
         FixFlags needs = FixFlags.None;
         foreach (object? parameter in list)
         {
-            needs |= parameter is AdoNetAppenderParameter { Layout: IRawLayout raw } ? ForRawLayout(raw) : FixFlags.Partial;
+            needs |= parameter is AdoNetAppenderParameter { Layout: IRawLayout raw } ? ForRawLayout(raw) : Unknown;
         }
 
         return needs;
@@ -330,7 +346,7 @@ internal static class FixResolver
         if (type == typeof(Layout2RawLayoutAdapter))
         {
             ILayout? inner = HiddenFields.AdaptedLayout((Layout2RawLayoutAdapter)layout);
-            return inner != null ? ForLayout(inner) : FixFlags.Partial;
+            return inner != null ? ForLayout(inner) : Unknown;
         }
 
         if (type == typeof(RawPropertyLayout))
@@ -339,7 +355,7 @@ internal static class FixResolver
         }
 
         // The time stamp is set when the event is created.
-        return type == typeof(RawTimeStampLayout) || type == typeof(RawUtcTimeStampLayout) ? FixFlags.None : FixFlags.Partial;
+        return type == typeof(RawTimeStampLayout) || type == typeof(RawUtcTimeStampLayout) ? FixFlags.None : Unknown;
     }
 
     /// <summary>The fields a layout reads.</summary>
@@ -355,7 +371,7 @@ internal static class FixResolver
                     NoteLocation(LocationUse.Everything, pattern.GetType().Name);
                 }
 
-                return plain ? needs : needs | FixFlags.Partial;
+                return plain ? needs : needs | Unknown;
             case SimpleLayout _:
             case ExceptionLayout _:
                 return FixFlags.Message | FixFlags.Exception;
@@ -365,9 +381,9 @@ internal static class FixResolver
                     NoteLocation(LocationUse.Everything, xml.GetType().Name + " locationInfo=true");
                 }
 
-                return FixFlags.Partial | FixFlags.UserName | FixFlags.Identity | (xml.LocationInfo ? FixFlags.LocationInfo : FixFlags.None);
+                return Unknown | FixFlags.UserName | FixFlags.Identity | (xml.LocationInfo ? FixFlags.LocationInfo : FixFlags.None);
             default:
-                return FixFlags.Partial;
+                return Unknown;
         }
     }
 
@@ -396,7 +412,7 @@ internal static class FixResolver
         }
         else
         {
-            needs |= FixFlags.Partial; // the layout's own converters cannot be seen
+            needs |= Unknown; // the layout's own converters cannot be seen
         }
 
         for (PatternConverter? converter = inspector.Parse(layout.ConversionPattern); converter != null; converter = converter.Next)
@@ -407,7 +423,7 @@ internal static class FixResolver
                 NoteLocation(instanceTypes.Contains(type) ? LocationUse.Everything : location.Use, location.Converter);
             }
 
-            needs |= (Known(type) ?? FixFlags.Partial) | (instanceTypes.Contains(type) ? FixFlags.Partial : FixFlags.None);
+            needs |= (Known(type) ?? Unknown) | (instanceTypes.Contains(type) ? Unknown : FixFlags.None);
         }
 
         return needs;

@@ -39,6 +39,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
     private bool _completed;
     private bool _lastDrainFreedRoom;
     private long _swappedOut; // claims of every buffer closed for draining; under _swapLock
+    private long _abandoned; // overflow claims written off (no item will come for them), over the queue's life
 
     /// <summary>Splits <paramref name="capacity"/> between the two buffers, so the queue holds at most that many items.</summary>
     public HotSwapQueue(int capacity, bool grow)
@@ -71,7 +72,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
             {
                 long claimed = Volatile.Read(ref _active.Claimed);
                 long active = claimed >= ClosedMark ? 0 : _grow ? claimed : Math.Min(claimed, _active.Slots.Length);
-                return _swappedOut + active;
+                return _swappedOut + active - Volatile.Read(ref _abandoned);
             }
         }
     }
@@ -135,6 +136,7 @@ internal sealed class HotSwapQueue<T> : IEventQueue<T>
                     // Out of memory growing the overflow list: the claim is written off, so the drain does not wait
                     // for an item that never comes; the caller then handles the event as one that found no room.
                     buffer.AbandonOverflowClaim();
+                    Interlocked.Increment(ref _abandoned); // not enqueued: flushes must not wait for it
                     return EnqueueResult.Full;
                 }
 

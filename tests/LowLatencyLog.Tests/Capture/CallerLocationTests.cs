@@ -110,6 +110,32 @@ public sealed class CallerLocationTests
     }
 
     [Test]
+    public void AChildWhoseReadsAreUnknown_GetsLog4netsWholeLocation_WhenASiblingsLayoutMakesItCaptured()
+    {
+        var (logger, log) = NewLogger();
+        var child = new Log4netChild("%method%n");
+        var memory = new MemoryAppender { Name = "memory" }; // no layout: it may read anything of the event
+        var async = (AsyncForwardingAppender)Activator.CreateInstance(typeof(BoundedQueueAsyncAppender))!;
+        async.Name = "location-async";
+        async.AddAppender(child.Appender);
+        async.AddAppender(memory);
+        async.ActivateOptions();
+        logger.AddAppender(async);
+        var sibling = new MemoryAppender { Name = "sync" };
+        logger.AddAppender(sibling);
+
+        MyWrapper.Write(log.Logger, "one");
+        Assert.That(async.Flush(10_000), Is.True);
+
+        Assert.That(async.CallerLocationMode, Is.EqualTo(FixFlags.None), "log4net's own capture");
+        LocationInfo theirs = sibling.GetEvents().Single().LocationInformation!;
+        LocationInfo ours = memory.GetEvents().Single().LocationInformation!;
+        Assert.That(ours.FullInfo, Is.EqualTo(theirs.FullInfo));
+        Assert.That(ours.StackFrames, Is.Not.Null);
+        Assert.That(ours.StackFrames!.Select(f => f.FullInfo), Is.EqualTo(theirs.StackFrames!.Select(f => f.FullInfo)));
+    }
+
+    [Test]
     public void ALayoutThatReadsTheLocation_IsNamedAtActivation_WithWhatItCosts()
     {
         var messages = new List<string>();
