@@ -78,7 +78,8 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     private long _reportedDrops;
     private bool _skeletonClosed; // as AppenderSkeleton's own flag: set by Close, never cleared
     private bool _appendingCaptured;
-    private System.Threading.Mutex? _sharedLock; // set for FileSharing.Shared
+    private System.Threading.Mutex? _sharedLock; // for FileSharing.Shared, unless it could not be created
+    private bool _shared;
     private readonly IFileSystem _files;
 
     /// <summary>An appender that writes to the disk.</summary>
@@ -149,7 +150,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// <remarks>
     /// <para>Default: none, which is <see cref="FileAppender.ExclusiveLock"/>: this appender holds the file open from
     /// start to close, other programs may read it, and a second writer (another process, or another appender of this
-    /// library, on any OS) is refused and says so.</para>
+    /// library) is refused and says so, on Windows and Linux.</para>
     /// <para><see cref="FileAppender.MinimalLock"/> and <see cref="FileAppender.InterProcessLock"/>: several processes
     /// write one file. Each write (a whole batch of whole events) opens the file, appends at its end under a lock all of
     /// them take, and closes it. Any other model gets an error at activation and is written as ExclusiveLock.</para>
@@ -220,7 +221,17 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
             _closed = false;
             try
             {
-                path = StartFiles(path, append);
+                if (_shared)
+                {
+                    // Another process may be rolling these files right now.
+                    string start = path;
+                    SharedFileStream.UnderLock(_sharedLock, () => start = StartFiles(start, append));
+                    path = start;
+                }
+                else
+                {
+                    path = StartFiles(path, append);
+                }
             }
             catch (Exception ex)
             {
@@ -403,11 +414,11 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// only if it still holds that much (another process may have rolled it meanwhile).</remarks>
     private protected void Roll(Func<Action, string?> roll, Func<bool> append, bool sameFile = false, long sizeLimit = -1)
     {
-        if (_sharedLock is { } sharedLock)
+        if (_shared)
         {
             // Under the lock every writer of the file takes around its writes: no process appends to a file being
             // renamed, and the next write of each goes to the new one.
-            SharedFileStream.UnderLock(sharedLock, () =>
+            SharedFileStream.UnderLock(_sharedLock, () =>
             {
                 if (sizeLimit < 0 || SharedFileStillHolds(sizeLimit))
                 {
@@ -488,7 +499,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     private protected bool HasOpenFile => _stream != null;
 
     /// <summary>Whether other processes may write the file too (<c>MinimalLock</c>, <c>InterProcessLock</c>).</summary>
-    private protected bool SharedFile => _sharedLock != null;
+    private protected bool SharedFile => _shared;
 
     /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
     private protected void ReportRollError(string message, Exception? ex) => ReportError(message, ex, ErrorCode.GenericFailure);
@@ -549,15 +560,26 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     {
         _sharedLock?.Dispose();
         _sharedLock = null;
-        if (sharing == FileSharing.Shared && !string.IsNullOrWhiteSpace(File))
+        _shared = sharing == FileSharing.Shared;
+        if (_shared && !string.IsNullOrWhiteSpace(File))
         {
-            _sharedLock = FileLocks.CreateSharedLock(SystemInfo.ConvertToFullPath(File!.Trim()));
+            try
+            {
+                _sharedLock = FileLocks.CreateSharedLock(SystemInfo.ConvertToFullPath(File!.Trim()));
+            }
+            catch (Exception ex)
+            {
+                // A read-only /tmp (where .NET keeps named mutexes on Unix), or a mutex of another account on Windows.
+                ReportError(
+                    $"Could not create the lock that processes sharing [{File}] take around each write; each write still opens the " +
+                    "file and appends whole events, but two processes' writes may now interleave.", ex, ErrorCode.GenericFailure);
+            }
         }
     }
 
     /// <summary>Opens <paramref name="path"/> as the locking model says.</summary>
     private Stream OpenFileStream(string path, bool append) =>
-        _sharedLock != null ? new SharedFileStream(path, append, _sharedLock) : _files.Open(path, append);
+        _shared ? new SharedFileStream(path, append, _sharedLock) : _files.Open(path, append);
 
     private protected void ReportSetting(string message) =>
         LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: {message}");
@@ -775,17 +797,23 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
                 return false;
             }
         }
-        else if (_sharedLock == null && (force || now >= _nextExistenceCheck))
+        else if (!_shared && (force || now >= _nextExistenceCheck))
         {
             // (A shared file is opened by path at each write: one renamed or deleted by another process is started again.)
             _nextExistenceCheck = now + Ticks(ExistenceCheckIntervalMs);
             bool missing = !_files.Exists(_path!);
-            if (missing || (_stream is FileStream && !IsStillTheFile(_stream, _path!)))
+            if (!missing && _stream is FileStream open && open.CanSeek && open.Position > open.Length)
+            {
+                // Truncated in place (a rotation by copy and truncate): the next write would leave a gap of zero bytes.
+                ReportError($"The file [{_path}] was cut short by another program; writing on at its new end.", null, ErrorCode.WriteFailure);
+                open.Seek(0, SeekOrigin.End);
+            }
+            else if (missing || (_stream is FileStream && !IsStillTheFile(_stream, _path!)))
             {
                 // Deleted, or replaced by another file (what we would write next would go to a file nobody can open).
                 ReportError(
                     missing ? $"The file [{_path}] disappeared; creating it again."
-                    : $"The file [{_path}] was replaced or cut short by another program; writing on in the file now at that path.",
+                    : $"The file [{_path}] was replaced by another program; writing on in the file now at that path.",
                     null,
                     ErrorCode.WriteFailure);
                 CloseStream();
@@ -949,14 +977,15 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
 
         string? footer = writeFooter && _stream != null ? Layout?.Footer : null;
-        if (footer != null && FlushWhileClosing(writer) && !writer.HasCompleteEvents && !writer.InEvent)
+        bool flushed = footer == null || FlushWhileClosing(writer);
+        if (footer != null && flushed && !writer.HasCompleteEvents && !writer.InEvent)
         {
             // Only once the events are out: a footer left in the buffer by a failed write would open the next file.
             writer.Write(footer);
             writer.EndEvent();
         }
 
-        if (_stream != null)
+        if (_stream != null && flushed)
         {
             FlushWhileClosing(writer);
         }

@@ -90,6 +90,19 @@ internal static class FileLocks
         }
     }
 
+    private static int s_reportedUnlocked;
+
+    /// <summary>Says once per process (log4net debug) that a second writer of a file is not refused here.</summary>
+    public static void ReportUnlockedOnce()
+    {
+        if (Interlocked.Exchange(ref s_reportedUnlocked, 1) == 0)
+        {
+            log4net.Util.LogLog.Debug(typeof(FileLocks),
+                "LowLatencyLog: files are written without the lock that refuses a second writer (not available on this OS, in a " +
+                "32-bit process or on a Linux kernel before 3.15): give each process its own file.");
+        }
+    }
+
     /// <summary>
     /// The lock every process takes around a write to a <see cref="FileSharing.Shared"/> file: a named mutex, one per
     /// file path, visible to every process of the machine (as log4net's <c>InterProcessLock</c>).
@@ -119,7 +132,7 @@ internal static class FileLocks
         }
         catch (AbandonedMutexException)
         {
-            // Owned now. The dead writer's last batch may be torn; the next line starts on a line of its own.
+            // Owned now. The dead writer's last batch may be torn (its process died mid-write).
         }
     }
 

@@ -24,7 +24,10 @@ internal static class LogFile
         try
         {
             // Before anything is truncated or written: a second writer must leave the file as it is.
-            FileLocks.LockExclusive(stream, path);
+            if (!FileLocks.LockExclusive(stream, path))
+            {
+                FileLocks.ReportUnlockedOnce();
+            }
         }
         catch
         {

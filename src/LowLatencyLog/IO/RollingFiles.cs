@@ -80,6 +80,7 @@ internal sealed class RollingFiles
     private string? _scheduledFileName;
     private DateTime _now;
     private DateTime _nextCheck = DateTime.MaxValue;
+    private DateTime _boundary; // the period boundary the last date roll crossed
     private RollPoint _rollPoint;
 
     public RollingFiles(string baseFileName, RollingOptions options, IClock clock, Action<string, Exception?> reportError)
@@ -193,6 +194,7 @@ internal sealed class RollingFiles
             return false;
         }
 
+        _boundary = _nextCheck;
         _now = now;
         _nextCheck = NextCheckDate(now, _rollPoint);
         return true;
@@ -236,7 +238,7 @@ internal sealed class RollingFiles
             }
 
             closeFile();
-            if (Shared && File.Exists(_scheduledFileName))
+            if (Shared && RolledByAnotherProcess(_scheduledFileName!))
             {
                 CurrentSizeRollBackups = 0;
                 _scheduledFileName = CombinePath(CurrentFile, Format(_now, _options.DatePattern));
@@ -502,6 +504,24 @@ internal sealed class RollingFiles
         _reportError($"Found [{interim}], left by a roll that was interrupted; it is kept as it is.", null);
     }
 
+    /// <summary>
+    /// Whether another process sharing the files made the dated backup of the period that just ended: it exists and was
+    /// written within that period. A dated name from an earlier cycle of a repeating pattern (a weekday, an hour of
+    /// the day) was written long before, and is rolled over as log4net does.
+    /// </summary>
+    private bool RolledByAnotherProcess(string dated)
+    {
+        try
+        {
+            var info = new FileInfo(dated);
+            return info.Exists && info.LastWriteTime > _boundary - (_nextCheck - _boundary);
+        }
+        catch (Exception)
+        {
+            return false;
+        }
+    }
+
     /// <summary>The name a file being rolled has between its two moves.</summary>
     internal const string RollingSuffix = ".rolling";
 
@@ -509,6 +529,14 @@ internal sealed class RollingFiles
     /// <returns>False when the file is back under <paramref name="fileName"/> (it stayed).</returns>
     private bool FinishMove(string? moved, string fileName, string backup)
     {
+        if (moved != null && !File.Exists(moved))
+        {
+            // Moved on by someone else meanwhile (a process starting up that took it for a killed roll): the current
+            // file is not known to be empty, so it is appended to rather than started again.
+            _reportError($"The file being rolled [{moved}] disappeared before it reached [{backup}].", null);
+            return false;
+        }
+
         if (moved == null || RollFile(moved, backup))
         {
             return true;

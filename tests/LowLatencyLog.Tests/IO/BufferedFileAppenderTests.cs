@@ -303,6 +303,25 @@ public sealed class BufferedFileAppenderTests
     }
 
     [Test]
+    public void TheFileCutShortInPlace_TheNextEventsGoToItsNewEnd()
+    {
+        string path = Path.Combine(_folder, "app.log");
+        var errors = new RecordingErrorHandler();
+        BufferedFileAppender appender = Activate(new BufferedFileAppender { File = path, FlushInterval = "0", ErrorHandler = errors });
+        appender.DoAppend(Events(0, 2));
+        using (var truncate = new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete))
+        {
+            truncate.SetLength(0); // a rotation by copy and truncate
+        }
+
+        appender.DoAppend(Events(2, 1)[0]);
+        Assert.That(appender.Flush(1000), Is.True);
+        Assert.That(ReadShared(path), Is.EqualTo(Text(2) + "\n"), "no gap of zero bytes where the old lines were");
+        Assert.That(errors.Errors, Has.Some.Contains("cut short"));
+        appender.Close();
+    }
+
+    [Test]
     public void BehindBufferingForwardingAppender_EveryEventLoggedIsALineAfterShutdown()
     {
         // Placeholder for the async appenders (built on another branch): a log4net appender that delivers batches.

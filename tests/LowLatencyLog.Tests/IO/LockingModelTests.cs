@@ -8,6 +8,7 @@ using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
+using LowLatencyLog.IO;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
@@ -148,6 +149,50 @@ public sealed class LockingModelTests
 
         Assert.That(File.ReadAllLines(path + ".moved"), Is.EqualTo(new[] { "one" }));
         Assert.That(File.ReadAllLines(path), Is.EqualTo(new[] { "two" }));
+        Assert.That(errors.Errors, Is.Empty);
+    }
+
+    /// <summary>
+    /// A repeating date pattern (a weekday) under a shared model: last cycle's dated file is rolled over, as log4net
+    /// does; a dated file another process wrote in the period that just ended is its roll, and the current file is kept.
+    /// </summary>
+    [TestCase(false)]
+    [TestCase(true)]
+    public void SharedModel_ADateRoll_TellsLastCyclesFileFromAnotherProcesssRoll(bool rolledByAnotherProcess)
+    {
+        string path = Path.Combine(_folder, "app.log");
+        var monday = new DateTime(2026, 3, 2, 23, 59, 0);
+        File.WriteAllText(path + ".Mon", rolledByAnotherProcess ? "monday, from the other process\n" : "a week ago\n");
+        File.SetLastWriteTime(path + ".Mon", rolledByAnotherProcess ? monday.AddSeconds(30) : monday.AddDays(-7));
+        var clock = new FakeClock(monday);
+        var errors = new RecordingErrorHandler();
+        var appender = new RollingBufferedFileAppender(new TestFiles(), clock)
+        {
+            File = path,
+            Layout = new PatternLayout("%message%newline"),
+            RollingStyle = "Date",
+            DatePattern = "'.'ddd",
+            ImmediateFlush = "true",
+            ErrorHandler = errors,
+            LockingModel = new FileAppender.MinimalLock(),
+        };
+        appender.ActivateOptions();
+        appender.DoAppend(Event("monday"));
+        clock.Now = monday.AddMinutes(2); // Tuesday
+        appender.DoAppend(Event("tuesday"));
+        appender.Close();
+
+        if (rolledByAnotherProcess)
+        {
+            Assert.That(File.ReadAllText(path + ".Mon"), Is.EqualTo("monday, from the other process\n"), "its roll is kept");
+            Assert.That(File.ReadAllText(path), Is.EqualTo("monday\ntuesday\n"), "appended to, never truncated");
+        }
+        else
+        {
+            Assert.That(File.ReadAllText(path + ".Mon"), Is.EqualTo("monday\n"), "last week's file rolled over, as log4net does");
+            Assert.That(File.ReadAllText(path), Is.EqualTo("tuesday\n"));
+        }
+
         Assert.That(errors.Errors, Is.Empty);
     }
 
