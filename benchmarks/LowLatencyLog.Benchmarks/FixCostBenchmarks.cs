@@ -117,20 +117,11 @@ public class FixCostBenchmarks
 
     private static string SecurityElement(string text) => System.Security.SecurityElement.Escape(text)!;
 
-    private sealed class Config : ManualConfig
+    private sealed class Config : DrainedInvocationConfig
     {
         public Config()
+            : base("Fix", warmups: 2, iterations: 10, median: true)
         {
-            if (!Program.SmokeRun)
-            {
-                // One invocation per iteration, so the cleanup can drain the worker between them.
-                AddJob(Job.Default.WithPromptTiering().WithWarmupCount(2).WithIterationCount(10).WithInvocationCount(1).WithUnrollFactor(1)
-                    .WithLaunchCount(1).WithId("Fix"));
-            }
-
-            AddColumn(StatisticColumn.Median);
-            HideColumns(Column.Error);
-            WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared));
         }
     }
 }

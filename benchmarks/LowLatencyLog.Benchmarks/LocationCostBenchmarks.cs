@@ -105,26 +105,18 @@ public class LocationCostBenchmarks
         public void DoAppend(LoggingEvent loggingEvent) => Last = loggingEvent.LocationInformation?.MethodName;
     }
 
-    private sealed class Config : ManualConfig
+    private sealed class Config : DrainedInvocationConfig
     {
         public Config()
+            : base("Location", warmups: 2, iterations: 10, median: true)
         {
             if (!Program.SmokeRun)
             {
-                // One invocation per iteration, so the cleanup can drain the worker between them.
-                Job job = Job.Default.WithPromptTiering().WithWarmupCount(2).WithIterationCount(10).WithInvocationCount(1).WithUnrollFactor(1)
-                    .WithLaunchCount(1);
-                AddJob(job.WithId("Location"));
-
                 // Profile-guided optimization inlines log4net's LogImpl methods into a hot caller, and then neither log4net
                 // nor this library finds the caller ("?"): without it, the caller is found and written, as in code that
                 // is not hot enough to be inlined that way.
-                AddJob(job.WithEnvironmentVariables(new EnvironmentVariable("DOTNET_TieredPGO", "0")).WithId("Location, caller found"));
+                AddJob(Job.WithEnvironmentVariables(new EnvironmentVariable("DOTNET_TieredPGO", "0")).WithId("Location, caller found"));
             }
-
-            AddColumn(StatisticColumn.Median);
-            HideColumns(Column.Error);
-            WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared));
         }
     }
 }

@@ -102,19 +102,11 @@ public class ProducerCostBenchmarks
         }
     }
 
-    private sealed class Config : ManualConfig
+    private sealed class Config : DrainedInvocationConfig
     {
         public Config()
+            : base("Producer", warmups: 3, iterations: 15, median: false)
         {
-            if (!Program.SmokeRun)
-            {
-                // One invocation per iteration, so the cleanup can drain the worker between them.
-                AddJob(Job.Default.WithPromptTiering().WithWarmupCount(3).WithIterationCount(15).WithInvocationCount(1).WithUnrollFactor(1)
-                    .WithLaunchCount(1).WithId("Producer"));
-            }
-
-            HideColumns(Column.Error);
-            WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared));
         }
     }
 }

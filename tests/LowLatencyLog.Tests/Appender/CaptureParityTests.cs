@@ -10,6 +10,7 @@ using log4net.ObjectRenderer;
 using log4net.Repository.Hierarchy;
 using log4net.Util;
 using LowLatencyLog.Appender;
+using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Appender;
@@ -21,19 +22,12 @@ namespace LowLatencyLog.Tests.Appender;
 /// </summary>
 public sealed class CaptureParityTests
 {
-    private static int _repositories;
-    private readonly System.Collections.Generic.List<Hierarchy> _created = new System.Collections.Generic.List<Hierarchy>();
+    private readonly PrivateRepositories _repositories = new PrivateRepositories("capture-parity-");
 
     [TearDown]
     public void ShutDownRepositories()
     {
-        // Closes the async appenders: an open one stays in the library's metrics, which other tests read.
-        foreach (Hierarchy repository in _created)
-        {
-            repository.Shutdown();
-        }
-
-        _created.Clear();
+        _repositories.ShutDownAll();
     }
 
     [Test]
@@ -153,16 +147,7 @@ public sealed class CaptureParityTests
         return async;
     }
 
-    private (Logger Logger, ILog Log) NewLogger()
-    {
-        var repository = (Hierarchy)LogManager.CreateRepository("capture-parity-" + System.Threading.Interlocked.Increment(ref _repositories) + "-" + Guid.NewGuid().ToString("N"));
-        _created.Add(repository);
-        var logger = (Logger)repository.GetLogger("parity");
-        logger.Level = Level.All;
-        logger.Additivity = false;
-        repository.Configured = true;
-        return (logger, LogManager.GetLogger(repository.Name, "parity"));
-    }
+    private (Logger Logger, ILog Log) NewLogger() => _repositories.NewLogger("parity");
 
     private sealed class StringAppender : TextWriterAppender
     {

@@ -25,18 +25,12 @@ namespace LowLatencyLog.Tests.Capture;
 /// </summary>
 public sealed class CallerLocationTests
 {
-    private static int _repositories;
-    private readonly List<Hierarchy> _created = new List<Hierarchy>();
+    private readonly PrivateRepositories _repositories = new PrivateRepositories("location-");
 
     [TearDown]
     public void ShutDownRepositories()
     {
-        foreach (Hierarchy repository in _created)
-        {
-            repository.Shutdown();
-        }
-
-        _created.Clear();
+        _repositories.ShutDownAll();
     }
 
     private static readonly string[] Converters =
@@ -241,16 +235,7 @@ public sealed class CallerLocationTests
         return async;
     }
 
-    private (Logger Logger, ILog Log) NewLogger()
-    {
-        var repository = (Hierarchy)LogManager.CreateRepository("location-" + System.Threading.Interlocked.Increment(ref _repositories) + "-" + Guid.NewGuid().ToString("N"));
-        _created.Add(repository);
-        var logger = (Logger)repository.GetLogger("location");
-        logger.Level = Level.All;
-        logger.Additivity = false;
-        repository.Configured = true;
-        return (logger, LogManager.GetLogger(repository.Name, "location"));
-    }
+    private (Logger Logger, ILog Log) NewLogger() => _repositories.NewLogger("location");
 
     /// <summary>log4net's own appender behind the async appender: a type whose reads fix=Auto knows.</summary>
     private sealed class Log4netChild
