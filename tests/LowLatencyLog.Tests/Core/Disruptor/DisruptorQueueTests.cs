@@ -8,7 +8,7 @@ using LowLatencyLog.Core;
 using LowLatencyLog.Core.Disruptor;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests.Disruptor;
+namespace LowLatencyLog.Tests.Core.Disruptor;
 
 /// <summary>The ring on its own, driven step by step from the test thread: claims, laps, the published range, close.</summary>
 public sealed class DisruptorQueueTests

@@ -8,7 +8,7 @@ using LowLatencyLog.IO;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests;
+namespace LowLatencyLog.Tests.IO;
 
 public sealed class EventBufferWriterTests
 {

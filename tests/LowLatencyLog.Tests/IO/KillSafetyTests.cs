@@ -6,7 +6,7 @@ using System.Text;
 using LowLatencyLog.KillTarget;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests;
+namespace LowLatencyLog.Tests.IO;
 
 /// <summary>
 /// A process writing through <see cref="LowLatencyLog.IO.EventBufferWriter"/> is killed (SIGKILL on Linux) at several

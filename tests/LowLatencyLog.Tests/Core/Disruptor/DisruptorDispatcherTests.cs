@@ -9,7 +9,7 @@ using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 using static LowLatencyLog.Tests.Support.DeliveryAssert;
 
-namespace LowLatencyLog.Tests.Disruptor;
+namespace LowLatencyLog.Tests.Core.Disruptor;
 
 /// <summary>
 /// The ring under the shared dispatcher, beyond the contract suite (which runs for it through <see cref="QueueKind"/>):

@@ -10,7 +10,7 @@ using LowLatencyLog.Core.Waiting;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests;
+namespace LowLatencyLog.Tests.Core;
 
 /// <summary>
 /// The worker's robustness and the wake handshake, for every queue and every wait strategy: an interrupted worker

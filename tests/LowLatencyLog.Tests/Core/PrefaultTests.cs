@@ -11,7 +11,7 @@ using LowLatencyLog.Core.Disruptor;
 using LowLatencyLog.IO;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests;
+namespace LowLatencyLog.Tests.Core;
 
 /// <summary>
 /// The ring, the hot-swap buffers and the file appender's byte buffer are resident once made (every page mapped, asked

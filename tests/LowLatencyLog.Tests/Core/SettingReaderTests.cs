@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using LowLatencyLog.Core;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests;
+namespace LowLatencyLog.Tests.Core;
 
 public sealed class SettingReaderTests
 {

@@ -4,7 +4,7 @@ using System.Runtime.InteropServices;
 using LowLatencyLog.Core;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests;
+namespace LowLatencyLog.Tests.Core;
 
 public sealed class BoundedQueueTests
 {

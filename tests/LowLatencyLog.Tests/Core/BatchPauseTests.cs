@@ -1,7 +1,7 @@
 using LowLatencyLog.Core;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests;
+namespace LowLatencyLog.Tests.Core;
 
 /// <summary>
 /// The worker's pause after a small batch: when it pauses, how it grows while a producer keeps publishing faster than

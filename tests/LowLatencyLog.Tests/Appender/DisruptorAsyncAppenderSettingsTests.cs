@@ -7,7 +7,7 @@ using LowLatencyLog.Tests.Appender;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests.Disruptor;
+namespace LowLatencyLog.Tests.Appender;
 
 /// <summary>
 /// The Disruptor appender's own settings and configuration errors, configured from XML as users do: a bad value gets
