@@ -5,6 +5,7 @@ using System.Reflection;
 using System.Runtime.CompilerServices;
 using log4net.Core;
 
+using LowLatencyLog.Log4netInternals;
 namespace LowLatencyLog.Capture;
 
 /// <summary>

@@ -1,6 +1,5 @@
 using System;
-using System.Linq.Expressions;
-using System.Reflection;
+using LowLatencyLog.Log4netInternals;
 using log4net.Core;
 using log4net.Util;
 
@@ -16,17 +15,8 @@ internal sealed class CapturedContext
     /// <summary>The flags captured into this object.</summary>
     public const FixFlags Flags = FixFlags.Properties | FixFlags.LocationInfo | FixFlags.UserName | FixFlags.Identity;
 
-    // log4net builds an event's composite properties once, from the fix flags it has then, and a later Fix reuses
-    // them; so a sibling that fixes the user name or identity after this read must not find them already built.
-    private static readonly FieldInfo? CompositeField = typeof(LoggingEvent).GetField("_compositeProperties", BindingFlags.NonPublic | BindingFlags.Instance);
-    private static readonly Func<LoggingEvent, bool>? HasComposite = CompositeField == null ? null : BuildHasComposite(CompositeField);
-    private static readonly Action<LoggingEvent>? ForgetComposite = CompositeField == null ? null : BuildForgetComposite(CompositeField);
-
     private LocationInfo? _location;
     private readonly CallerLocation? _caller;
-
-    /// <summary>Whether the event's built composite properties can be seen and forgotten.</summary>
-    internal static bool ReadsCompositeProperties => ForgetComposite != null;
 
     private CapturedContext(PropertiesDictionary? properties, LocationInfo? location, CallerLocation? caller, string? userName, string? identity, string? domain)
     {
@@ -51,7 +41,7 @@ internal sealed class CapturedContext
     public string? Domain { get; }
 
     /// <summary>The process's friendly name: the domain of every event log4net creates in it.</summary>
-    public static readonly string ProcessDomain = SystemInfo.ApplicationFriendlyName;
+    public static string ProcessDomain => EventFields.ProcessDomain;
 
     /// <summary>
     /// Producer thread. The context, or null when <paramref name="flags"/> select none of its fields and the event's
@@ -88,11 +78,11 @@ internal sealed class CapturedContext
     private static PropertiesDictionary CaptureProperties(LoggingEvent source)
     {
         // GetProperties returns a dictionary the event caches and shares with siblings: copy, never modify it.
-        bool built = HasComposite == null || HasComposite(source);
+        bool built = EventFields.HasCompositeProperties(source);
         PropertiesDictionary live = source.GetProperties();
         if (!built)
         {
-            ForgetComposite!(source);
+            EventFields.ForgetCompositeProperties(source);
         }
 
         var copy = new PropertiesDictionary();
@@ -108,19 +98,5 @@ internal sealed class CapturedContext
         }
 
         return copy;
-    }
-
-    private static Func<LoggingEvent, bool> BuildHasComposite(FieldInfo field)
-    {
-        ParameterExpression e = Expression.Parameter(typeof(LoggingEvent), "e");
-        return Expression.Lambda<Func<LoggingEvent, bool>>(
-            Expression.NotEqual(Expression.Field(e, field), Expression.Constant(null, field.FieldType)), e).Compile();
-    }
-
-    private static Action<LoggingEvent> BuildForgetComposite(FieldInfo field)
-    {
-        ParameterExpression e = Expression.Parameter(typeof(LoggingEvent), "e");
-        return Expression.Lambda<Action<LoggingEvent>>(
-            Expression.Assign(Expression.Field(e, field), Expression.Constant(null, field.FieldType)), e).Compile();
     }
 }

@@ -5,6 +5,7 @@ using log4net.Core;
 using log4net.Repository;
 using log4net.Util;
 
+using LowLatencyLog.Log4netInternals;
 namespace LowLatencyLog.Capture;
 
 /// <summary>

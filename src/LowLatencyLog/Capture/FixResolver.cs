@@ -2,12 +2,13 @@ using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Reflection;
+using LowLatencyLog.Layout;
+using LowLatencyLog.Log4netInternals;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Filter;
 using log4net.Layout;
 using log4net.Util;
-using LowLatencyLog.Layout;
 
 namespace LowLatencyLog.Capture;
 

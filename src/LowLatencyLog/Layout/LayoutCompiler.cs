@@ -6,6 +6,7 @@ using System.Reflection;
 using log4net.Layout;
 using log4net.Util;
 
+using LowLatencyLog.Log4netInternals;
 namespace LowLatencyLog.Layout;
 
 /// <summary>

@@ -3,8 +3,6 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using log4net.Util;
-using LowLatencyLog.Capture;
-using LowLatencyLog.Layout;
 
 namespace LowLatencyLog.Log4netInternals;
 
@@ -50,7 +48,7 @@ internal static class PrivateMembers
             "the domain and thread name are read through log4net's getters, which cache them into the shared event"),
         new Accessor("LoggingEvent._callerStackBoundaryDeclaringType", EventFields.ReadsFieldsInThisBuild, () => EventFields.ReadsLocationBoundary,
             "location is read through log4net's getter: its whole LocationInfo, stack frames included"),
-        new Accessor("LoggingEvent._compositeProperties", true, () => CapturedContext.ReadsCompositeProperties,
+        new Accessor("LoggingEvent._compositeProperties", true, () => EventFields.ReadsCompositeProperties,
             "a sibling that fixes UserName or Identity after the capture may miss them in its properties"),
         new Accessor("PatternLayout._head, PatternLayout._instanceRulesRegistry", true, () => HiddenFields.PatternLayoutReadable,
             "no fast layout (the file appenders render through the layout), and fix=Auto captures Partial for pattern layouts"),

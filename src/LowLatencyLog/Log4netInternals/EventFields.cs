@@ -9,7 +9,7 @@ using log4net.Util;
 using System.Runtime.CompilerServices;
 #endif
 
-namespace LowLatencyLog.Capture;
+namespace LowLatencyLog.Log4netInternals;
 
 /// <summary>
 /// Reads of a log4net event that its getters would also cache into the shared event, without the caching: on the
@@ -21,6 +21,9 @@ namespace LowLatencyLog.Capture;
 /// </remarks>
 internal static class EventFields
 {
+    /// <summary>The process's friendly name: the domain of every event log4net creates in it.</summary>
+    public static readonly string ProcessDomain = SystemInfo.ApplicationFriendlyName;
+
     // log4net 3.x keeps SystemStringFormat's provider in a primary-constructor field; the format and arguments are
     // public properties.
     private const string ProviderField = "<provider>P";
@@ -148,7 +151,7 @@ internal static class EventFields
     /// not frozen (what the getter would compute and cache), else null.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static string? Domain(LoggingEvent source) =>
-        Readable ? Data(source).Domain ?? (CacheUpdatable(source) ? CapturedContext.ProcessDomain : null) : source.Domain;
+        Readable ? Data(source).Domain ?? (CacheUpdatable(source) ? ProcessDomain : null) : source.Domain;
 
     // The thread name log4net's getter gave this thread, and the Thread.Name it gave it for: the getter formats the
     // thread id into a new string on every event of an unnamed or thread-pool thread.
@@ -249,4 +252,36 @@ internal static class EventFields
 
     public static Type? PendingLocationBoundary(LoggingEvent source) => null;
 #endif
+
+    // log4net builds an event's composite properties once, from the fix flags it has then, and a later Fix reuses
+    // them; so a sibling that fixes the user name or identity after a capture must not find them already built.
+    private static readonly FieldInfo? CompositeField =
+        typeof(LoggingEvent).GetField("_compositeProperties", BindingFlags.NonPublic | BindingFlags.Instance);
+    private static readonly Func<LoggingEvent, bool>? CompositeBuilt = CompositeField == null ? null : BuildIsSet(CompositeField);
+    private static readonly Action<LoggingEvent>? CompositeForget = CompositeField == null ? null : BuildClear(CompositeField);
+
+    /// <summary>Whether the event's built composite properties can be seen and forgotten.</summary>
+    internal static bool ReadsCompositeProperties => CompositeForget != null;
+
+    /// <summary>Whether the event has built its composite properties (true when that cannot be seen).</summary>
+    public static bool HasCompositeProperties(LoggingEvent source) => CompositeBuilt == null || CompositeBuilt(source);
+
+    /// <summary>Makes the event build its composite properties again on their next read.</summary>
+    public static void ForgetCompositeProperties(LoggingEvent source) => CompositeForget?.Invoke(source);
+
+    private static Func<LoggingEvent, bool> BuildIsSet(FieldInfo field)
+    {
+        System.Linq.Expressions.ParameterExpression e = System.Linq.Expressions.Expression.Parameter(typeof(LoggingEvent), "e");
+        return System.Linq.Expressions.Expression.Lambda<Func<LoggingEvent, bool>>(
+            System.Linq.Expressions.Expression.NotEqual(
+                System.Linq.Expressions.Expression.Field(e, field), System.Linq.Expressions.Expression.Constant(null, field.FieldType)), e).Compile();
+    }
+
+    private static Action<LoggingEvent> BuildClear(FieldInfo field)
+    {
+        System.Linq.Expressions.ParameterExpression e = System.Linq.Expressions.Expression.Parameter(typeof(LoggingEvent), "e");
+        return System.Linq.Expressions.Expression.Lambda<Action<LoggingEvent>>(
+            System.Linq.Expressions.Expression.Assign(
+                System.Linq.Expressions.Expression.Field(e, field), System.Linq.Expressions.Expression.Constant(null, field.FieldType)), e).Compile();
+    }
 }

@@ -3,13 +3,14 @@ using System.Globalization;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Log4netInternals;
+using NUnit.Framework;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Repository;
-using LowLatencyLog.Capture;
-using NUnit.Framework;
 
-namespace LowLatencyLog.Tests.Capture;
+namespace LowLatencyLog.Tests.Log4netInternals;
 
 /// <summary>The reads the producer makes without the getters' caching answer what the getters answer.</summary>
 public sealed class EventFieldsTests

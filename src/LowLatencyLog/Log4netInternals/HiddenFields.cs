@@ -5,7 +5,7 @@ using System.Reflection;
 using log4net.Appender;
 using log4net.Layout;
 
-namespace LowLatencyLog.Layout;
+namespace LowLatencyLog.Log4netInternals;
 
 /// <summary>
 /// Compiled reads of the log4net fields this library needs and log4net does not expose: the converter chain and the
