@@ -7,6 +7,7 @@ using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Core;
 using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Log4netInternals;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Filter;
@@ -232,7 +233,7 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     {
         try
         {
-            Log4netInternals.PrivateMembers.ReportOnce(GetType());
+            PrivateMembers.ReportOnce(GetType());
             Activate();
         }
         catch (Exception e)

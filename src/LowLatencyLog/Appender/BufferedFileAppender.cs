@@ -1,19 +1,20 @@
 using System;
-using System.Runtime.CompilerServices;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
+using System.Runtime.CompilerServices;
 using System.Text;
 using System.Threading;
-using log4net.Appender;
-using log4net.Core;
-using log4net.Layout;
-using log4net.Util;
 using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Core;
 using LowLatencyLog.IO;
 using LowLatencyLog.Layout;
+using LowLatencyLog.Log4netInternals;
+using log4net.Appender;
+using log4net.Core;
+using log4net.Layout;
+using log4net.Util;
 
 namespace LowLatencyLog.Appender;
 
@@ -174,7 +175,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     public override void ActivateOptions()
     {
         base.ActivateOptions();
-        Log4netInternals.PrivateMembers.ReportOnce(GetType());
+        PrivateMembers.ReportOnce(GetType());
         lock (LockObj)
         {
             if (_skeletonClosed)

@@ -38,7 +38,7 @@ public sealed class DisruptorAsyncAppender : AsyncForwardingAppender
 
     private protected override IQueueFactory CreateQueueFactory(Action<string> reportError)
     {
-        Core.Disruptor.ProducerType producerType = SettingReader.Name("producerType", ProducerType, Core.Disruptor.ProducerType.Multi, reportError);
+        LowLatencyLog.Core.Disruptor.ProducerType producerType = SettingReader.Name("producerType", ProducerType, LowLatencyLog.Core.Disruptor.ProducerType.Multi, reportError);
         // A misused Single is reported through the appender's own reports, which reach the internal log.
         return new DisruptorQueueFactory(producerType, null);
     }

@@ -2,7 +2,6 @@ using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Reflection;
-using LowLatencyLog.Layout;
 using LowLatencyLog.Log4netInternals;
 using log4net.Appender;
 using log4net.Core;
