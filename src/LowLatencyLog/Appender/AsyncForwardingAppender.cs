@@ -34,11 +34,12 @@ namespace LowLatencyLog.Appender;
 /// the message and exception (<c>MessageObject</c>, <c>ExceptionObject</c>, used by <c>%exception{message}</c>) are
 /// not carried over, only their rendered text.</para>
 /// </remarks>
-public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable, IAsyncAppenderHost
+public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable, IAsyncAppenderHost
 {
     /// <summary>Events logged before activation that are kept for delivery (log4net 3.5 may append before it activates,
     /// and on a reconfiguration the application's threads keep logging meanwhile).</summary>
     internal const int EarlyLimit = 65536;
+
     private const int MaxBatchSize = 1024;
 
     /// <summary>What is captured before activation, when the children's needs are not known yet: everything but the
@@ -46,31 +47,40 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
     private const FixFlags EarlyFlags = FixResolver.Capturable & ~FixFlags.LocationInfo;
 
     private readonly object _lifecycle = new object();
+
     private readonly object _childrenLock = new object();
 
     // Read by producers on every event.
     private volatile AsyncDispatcher<CapturedEvent>? _dispatcher;
+
     private volatile FilterAndThreshold _admission = FilterAndThreshold.Empty;
+
     private FixFlags _capture = FixResolver.Always; // written under _lifecycle/_childrenLock, read racily: a flag set is atomic
     private volatile bool _carryObjects = true; // with _capture: some child may read the event's message and exception objects
     private int _discardThresholdValue = AsyncAppenderSettings.DefaultDiscardThreshold.Value;
 
     private volatile IAppender[] _children = Array.Empty<IAppender>();
+
     private volatile IErrorHandler _errorHandler;
 
     // Lifecycle, under _lifecycle.
     private Queue<CapturedEvent>? _early = new Queue<CapturedEvent>();
+
     private AsyncDispatcher<CapturedEvent>? _activating; // started, still taking the early events
     private long _earlyDropped;
+
     private long _earlyUndelivered; // appended before activation, then closed without being activated
     private bool _closed;
+
     private volatile bool _synchronous;
+
     private long _earlyMoves; // under _lifecycle: how often activation moved early events into the buffer
     private VisibleReports? _visible;
 
     /// <summary>The rate limit's key: a report's wording without its figures (names and counts vary).</summary>
     private static string KindOf(string message) => VisibleReports.KindOf(message); // the worker could not start: children are called on the logging threads
     private AsyncAppenderSettings? _settings;
+
     private IDisposable? _metrics;
 
     private protected AsyncForwardingAppender()
@@ -200,20 +210,6 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
             {
                 return _earlyDropped;
             }
-        }
-    }
-
-    /// <summary>
-    /// After a child is detached the worker may still be delivering a batch to it, or hold its last event for the
-    /// end-of-batch flush (log4net's <c>FileAppender</c>): waits for both, within <see cref="ShutdownTimeout"/>, so
-    /// that the child can be closed or used elsewhere (log4net's forwarding appender serializes removal with appends).
-    /// </summary>
-    private void AwaitDetachedChildren()
-    {
-        AsyncDispatcher<CapturedEvent>? dispatcher = Running;
-        if (dispatcher != null && Thread.CurrentThread != dispatcher.WorkerThread)
-        {
-            dispatcher.Flush(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout);
         }
     }
 
@@ -390,149 +386,6 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
         }
     }
 
-    /// <summary>Adds a filter at the end of the chain (a <c>&lt;filter&gt;</c> element).</summary>
-    /// <param name="filter">The filter.</param>
-    public void AddFilter(IFilter filter)
-    {
-        if (filter == null)
-        {
-            throw new ArgumentNullException(nameof(filter));
-        }
-
-        lock (_childrenLock)
-        {
-            FilterAndThreshold current = _admission;
-            if (current.Head == null)
-            {
-                _admission = new FilterAndThreshold(current.Threshold, filter, filter);
-            }
-            else
-            {
-                current.Tail!.Next = filter;
-                _admission = new FilterAndThreshold(current.Threshold, current.Head, filter);
-            }
-        }
-    }
-
-    /// <summary>Removes every filter.</summary>
-    public void ClearFilters()
-    {
-        lock (_childrenLock)
-        {
-            _admission = new FilterAndThreshold(_admission.Threshold, null, null);
-        }
-    }
-
-    /// <summary>Attaches a child appender (an <c>&lt;appender-ref&gt;</c>); safe while events are logged.</summary>
-    /// <param name="appender">The child; attaching the same instance twice has no effect.</param>
-    public void AddAppender(IAppender appender)
-    {
-        if (appender == null)
-        {
-            throw new ArgumentNullException(nameof(appender));
-        }
-
-        lock (_childrenLock)
-        {
-            if (Array.IndexOf(_children, appender) >= 0)
-            {
-                return;
-            }
-
-            var children = new IAppender[_children.Length + 1];
-            _children.CopyTo(children, 0);
-            children[children.Length - 1] = appender;
-            _children = children;
-        }
-
-        AsyncAppenderSettings? settings = _settings;
-        if (settings != null)
-        {
-            ResolveCapture(settings, new[] { appender });
-        }
-    }
-
-    /// <summary>The attached child of that name, or null.</summary>
-    /// <param name="name">The child's name.</param>
-    /// <returns>The child, or null.</returns>
-    public IAppender? GetAppender(string? name)
-    {
-        if (name == null)
-        {
-            return null;
-        }
-
-        foreach (IAppender child in _children)
-        {
-            if (child.Name == name)
-            {
-                return child;
-            }
-        }
-
-        return null;
-    }
-
-    /// <summary>Detaches and closes every child, as log4net's own forwarding appender does, once the worker has
-    /// finished the batch it was delivering to them and flushed them.</summary>
-    public void RemoveAllAppenders()
-    {
-        IAppender[] removed;
-        lock (_childrenLock)
-        {
-            removed = _children;
-            _children = Array.Empty<IAppender>();
-        }
-
-        AwaitDetachedChildren();
-
-        foreach (IAppender child in removed)
-        {
-            try
-            {
-                child.Close();
-            }
-            catch (Exception e)
-            {
-                ReportError($"Appender [{Name}]: closing child appender [{child.Name}] failed.", e);
-            }
-        }
-    }
-
-    /// <summary>Detaches a child without closing it; returns once the worker has finished the batch it was delivering
-    /// to it and flushed it, so the caller may close it.</summary>
-    /// <param name="appender">The child.</param>
-    /// <returns>The child if it was attached, otherwise null.</returns>
-    public IAppender? RemoveAppender(IAppender? appender)
-    {
-        if (appender == null)
-        {
-            return null;
-        }
-
-        lock (_childrenLock)
-        {
-            int index = Array.IndexOf(_children, appender);
-            if (index < 0)
-            {
-                return null;
-            }
-
-            var children = new IAppender[_children.Length - 1];
-            Array.Copy(_children, 0, children, 0, index);
-            Array.Copy(_children, index + 1, children, index, children.Length - index);
-            _children = children;
-        }
-
-        AwaitDetachedChildren();
-        return appender;
-    }
-
-    /// <summary>Detaches the child of that name without closing it.</summary>
-    /// <param name="name">The child's name.</param>
-    /// <returns>The child if it was attached, otherwise null.</returns>
-    public IAppender? RemoveAppender(string? name) => RemoveAppender(GetAppender(name));
-
     /// <summary>The appender's type and name.</summary>
     /// <returns>A description for diagnostics.</returns>
     public override string ToString() => $"{GetType().Name} [{Name}]";
@@ -561,451 +414,4 @@ public abstract class AsyncForwardingAppender : IAppender, IBulkAppender, IOptio
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool IsDiscardable(Level? level) => level == null || level.Value <= _discardThresholdValue;
-
-    private void Activate()
-    {
-        AsyncDispatcher<CapturedEvent> dispatcher;
-        lock (_lifecycle)
-        {
-            if (_closed)
-            {
-                LogLog.Warn(GetType(), $"Appender [{Name}] was activated after it was closed; it stays closed.");
-                return;
-            }
-
-            if (_settings != null)
-            {
-                ResolveCapture(_settings, _children); // activated again: only the children may have changed
-                return;
-            }
-
-            Action<string> reportError = message => LogLog.Error(GetType(), $"Appender [{Name}]: {message}");
-            IQueueFactory queueFactory = CreateQueueFactory(reportError);
-            AsyncAppenderSettings settings = AsyncAppenderSettings.Read(
-                BufferSize, Overflow, DiscardThreshold, Fix, ShutdownTimeout, WaitStrategy, queueFactory.SupportsGrow, queueFactory.RequiresPowerOfTwo, reportError);
-            if (_children.Length == 0)
-            {
-                LogLog.Error(GetType(), $"Appender [{Name}] has no appender to forward to: add at least one <appender-ref ref=\"...\"/>. Events it receives are dropped until one is attached.");
-            }
-
-            _discardThresholdValue = settings.DiscardThreshold.Value;
-            _settings = settings;
-            ResolveCapture(settings, _children);
-
-            dispatcher = CreateDispatcher(queueFactory, settings);
-            try
-            {
-                StartWorker(dispatcher);
-            }
-            catch (Exception e)
-            {
-                // No worker (threads refused, out of memory): the children are called on the logging threads, so the
-                // application keeps logging, and nothing waits for a worker that will never run.
-                LogLog.Error(GetType(), $"Appender [{Name}] could not start its worker thread; it forwards events to its appenders on the logging threads instead.", e);
-                _synchronous = true;
-                ForwardEarlyEventsSynchronously();
-                return;
-            }
-
-            _activating = dispatcher;
-            CrashFlush.Register(this, settings.ShutdownTimeout, async: true);
-            try
-            {
-                _metrics = RegisterMetrics(dispatcher);
-            }
-            catch (Exception e)
-            {
-                LogLog.Warn(GetType(), $"Appender [{Name}] could not register its metrics; it logs on without them.", e);
-            }
-        }
-
-        MoveEarlyEvents(dispatcher, _settings!.ShutdownTimeout);
-    }
-
-    /// <summary>Starts the worker thread (a seam for tests that refuse it).</summary>
-    private protected virtual void StartWorker(AsyncDispatcher<CapturedEvent> dispatcher) => dispatcher.Start();
-
-    /// <summary>Registers the appender's metrics (a seam for tests that make it fail).</summary>
-    private protected virtual IDisposable? RegisterMetrics(AsyncDispatcher<CapturedEvent> dispatcher) =>
-        AppenderMetrics.Register(
-            string.IsNullOrEmpty(Name) ? GetType().Name : Name,
-            () => dispatcher.AcceptedCount,
-            () => dispatcher.DeliveredCount,
-            () => DiscardedCount,
-            () => dispatcher.QueueDepth);
-
-    /// <summary>Under <c>_lifecycle</c>, when the worker could not start: the events held so far go to the children
-    /// now, in order, and the count of those dropped before is reported.</summary>
-    private void ForwardEarlyEventsSynchronously()
-    {
-        Queue<CapturedEvent>? early = _early;
-        _early = null;
-        Monitor.PulseAll(_lifecycle);
-        if (_earlyDropped > 0)
-        {
-            LogLog.Warn(GetType(), $"Appender [{Name}]: {_earlyDropped} event(s) logged before activation were dropped (more than {EarlyLimit} were waiting).");
-        }
-
-        while (early is { Count: > 0 })
-        {
-            ForwardSynchronously(early.Dequeue().Rebuild());
-        }
-    }
-
-    /// <summary>Without a worker: the event to every child on the calling thread (each child takes its own lock).</summary>
-    private void ForwardSynchronously(LoggingEvent loggingEvent)
-    {
-        foreach (IAppender child in _children)
-        {
-            try
-            {
-                child.DoAppend(loggingEvent);
-            }
-            catch (Exception e)
-            {
-                ReportError($"Appender [{Name}]: appender [{child.Name}] failed.", e);
-            }
-        }
-    }
-
-    /// <summary>The one place the dispatcher is created.</summary>
-    private AsyncDispatcher<CapturedEvent> CreateDispatcher(IQueueFactory queueFactory, AsyncAppenderSettings settings) =>
-        new AsyncDispatcher<CapturedEvent>(
-            string.IsNullOrEmpty(Name) ? GetType().Name : Name,
-            queueFactory,
-            settings.BufferSize,
-            new ChildrenSink(this),
-            settings.Overflow,
-            MaxBatchSize,
-            settings.WaitStrategy,
-            settings.ShutdownTimeout);
-
-    /// <summary>
-    /// Moves the events appended before activation into the started dispatcher, oldest first, then publishes the
-    /// dispatcher to producers, so every thread's events stay in order. Producers that arrive meanwhile wait for it to
-    /// finish. The lock is never held while waiting for room, so a child that logs back into this appender from the
-    /// worker cannot deadlock it.
-    /// </summary>
-    private void MoveEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher, int timeout)
-    {
-        var room = new SpinWait();
-        long patience = (long)Math.Max(timeout, 1) * Stopwatch.Frequency / 1000;
-        long deadline = Stopwatch.GetTimestamp() + patience;
-        while (true)
-        {
-            lock (_lifecycle)
-            {
-                Queue<CapturedEvent>? early = _early;
-                if (early == null)
-                {
-                    return; // closed meanwhile: Close moves or counts what was left
-                }
-
-                bool moved = false;
-                while (early.Count > 0 && dispatcher.TryEnqueueNow(early.Peek()))
-                {
-                    early.Dequeue();
-                    moved = true;
-                }
-
-                if (moved)
-                {
-                    _earlyMoves++; // progress: the producers waiting for activation keep waiting
-                    Monitor.PulseAll(_lifecycle); // producers waiting for room in the early queue
-                    deadline = Stopwatch.GetTimestamp() + patience;
-                }
-                else if (Stopwatch.GetTimestamp() >= deadline)
-                {
-                    // The worker made no room for the whole timeout (a child that blocks): the rest is counted and
-                    // reported as undelivered rather than holding activation, and the logging threads, for ever.
-                    dispatcher.CountUndelivered(early.Count);
-                    LogLog.Error(GetType(), $"Appender [{Name}]: {early.Count} event(s) logged before activation could not be queued within {timeout} ms (the worker made no room); they are not delivered.");
-                    early.Clear();
-                }
-
-                if (early.Count == 0)
-                {
-                    TakeOverFromActivation(dispatcher);
-                    _early = null;
-                    _activating = null;
-                    _dispatcher = dispatcher; // from now on producers enqueue directly, behind the early events
-                    Monitor.PulseAll(_lifecycle);
-                    return;
-                }
-            }
-
-            room.SpinOnce(); // the worker is draining; a hot-swap queue takes only half its capacity before it swaps
-        }
-    }
-
-    /// <summary>
-    /// Under <c>_lifecycle</c>, once the early events are moved or about to be moved by another thread: the activating
-    /// thread is not the application's producer, so a producerType=Single ring must not stay bound to it; and the
-    /// events dropped before activation join the dispatcher's discards, which the worker reports (a WARN event and an
-    /// internal warning).
-    /// </summary>
-    private void TakeOverFromActivation(AsyncDispatcher<CapturedEvent> dispatcher)
-    {
-        dispatcher.ReleaseProducerThread();
-        if (_earlyDropped > 0)
-        {
-            dispatcher.CountDiscarded(_earlyDropped);
-            _earlyDropped = 0;
-        }
-    }
-
-    /// <summary>
-    /// <see cref="Close"/> during activation: moves the early events activation had not moved yet, for at most the
-    /// timeout, while the worker drains; what does not fit in time is counted as undelivered and reported.
-    /// </summary>
-    private void MoveLeftoverEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher, Queue<CapturedEvent> early, int timeout)
-    {
-        long deadline = Stopwatch.GetTimestamp() + (long)timeout * Stopwatch.Frequency / 1000;
-        var room = new SpinWait();
-        while (early.Count > 0)
-        {
-            if (dispatcher.TryEnqueueNow(early.Peek()))
-            {
-                early.Dequeue();
-                room.Reset();
-            }
-            else if (Stopwatch.GetTimestamp() >= deadline)
-            {
-                break;
-            }
-            else
-            {
-                room.SpinOnce();
-            }
-        }
-
-        if (early.Count > 0)
-        {
-            dispatcher.CountUndelivered(early.Count);
-            ReportError($"Appender [{Name}] was closed while it was being activated; {early.Count} event(s) appended before activation could not be queued within shutdownTimeout ({timeout} ms) and will not be delivered.", null);
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void AppendBeforeActivation(LoggingEvent loggingEvent)
-    {
-        CapturedEvent captured = CapturedEvent.Capture(loggingEvent, EarlyFlags, objects: true); // children not known yet
-        AsyncDispatcher<CapturedEvent>? dispatcher;
-        long waitUntil = 0;
-        long movesSeen = -1;
-        lock (_lifecycle)
-        {
-            while ((dispatcher = _dispatcher) == null)
-            {
-                if (_synchronous)
-                {
-                    break;
-                }
-
-                if (_early == null)
-                {
-                    return; // closed before activation
-                }
-
-                // While activation moves the early events into the buffer, wait until it is done (under Block a
-                // producer waits for room anyway), so the early queue only shrinks and activation finishes. The
-                // worker itself never waits (only it makes room), and an appender that nobody activates does not
-                // hold the application's threads: beyond the limit its events are counted as dropped.
-                if (_activating == null || Thread.CurrentThread == _activating.WorkerThread)
-                {
-                    if (_early.Count < EarlyLimit)
-                    {
-                        _early.Enqueue(captured);
-                    }
-                    else
-                    {
-                        _earlyDropped++;
-                    }
-
-                    return;
-                }
-
-                // Bounded: a logging thread waits while activation makes progress, and at most the timeout without any
-                // (activation gives up moving then too).
-                long now = Stopwatch.GetTimestamp();
-                if (_earlyMoves != movesSeen)
-                {
-                    movesSeen = _earlyMoves;
-                    waitUntil = now + (long)(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout) * Stopwatch.Frequency / 1000;
-                }
-                else if (now >= waitUntil)
-                {
-                    _earlyDropped++; // counted with the discards once activation finishes
-                    return;
-                }
-
-                Monitor.Wait(_lifecycle, 100);
-            }
-        }
-
-        if (dispatcher == null)
-        {
-            ForwardSynchronously(loggingEvent); // the worker could not start meanwhile
-            return;
-        }
-
-        // Activated meanwhile: the early events are queued already, so this one goes behind them.
-        dispatcher.Enqueue(captured, IsDiscardable(loggingEvent.Level));
-    }
-
-    /// <summary>Resolves <c>fix=Auto</c> from the children, or warns about what an explicit <c>fix</c> misses.</summary>
-    /// <summary>Whether any child may read the original message and exception objects (async 15, docs/behaviours.md): every child but
-    /// the library's own appenders that write captured events as they are.</summary>
-    private static bool CarriesObjects(IAppender[] children)
-    {
-        foreach (IAppender child in children)
-        {
-            if (child is not ICapturedEventAppender direct || direct.MayReadEventObjects)
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
-
-    private void ResolveCapture(AsyncAppenderSettings settings, IAppender[] examined)
-    {
-        foreach (IAppender child in examined)
-        {
-            foreach ((IAppender appender, string converter) in FixResolver.WorkerAmbientConverters(child))
-            {
-                LogLog.Warn(GetType(), $"Appender [{Name}]: the layout of appender [{appender.Name}] uses {converter}, which reads the current " +
-                    "HTTP request when the event is written: behind an async appender that is the worker thread, which has none, so it writes " +
-                    "what it writes without a request. Set the value as a property on the logging thread (for example " +
-                    "LogicalThreadContext.Properties[\"url\"] in a request filter) and write %property{url} instead.");
-            }
-        }
-
-        lock (_childrenLock)
-        {
-            _carryObjects = CarriesObjects(_children);
-            if (settings.Fix == null)
-            {
-                FixFlags flags = FixResolver.Always;
-                foreach (IAppender child in _children)
-                {
-                    flags |= FixResolver.Required(child);
-                    if (!FixResolver.IsKnownType(child))
-                    {
-                        LogLog.Debug(GetType(), $"Appender [{Name}]: fix=Auto captures the properties for appender [{child.Name}], whose type ({child.GetType().FullName}) it does not know; set fix to leave them out.");
-                    }
-                }
-
-                _capture = WithLocationCapture(flags);
-                return;
-            }
-
-            _capture = WithLocationCapture(settings.Fix.Value);
-        }
-
-        foreach (IAppender child in examined)
-        {
-            FixFlags missing = FixResolver.Required(child) & ~settings.Fix.Value;
-            if (missing != FixFlags.None)
-            {
-                LogLog.Warn(GetType(), $"Appender [{Name}]: fix={settings.Fix.Value} does not capture {missing}, which appender [{child.Name}] uses; " +
-                    "those fields reach it empty. Add them to fix, or use fix=Auto.");
-            }
-        }
-    }
-
-    /// <summary>
-    /// With location in <paramref name="flags"/>: says which child's layout makes every call read the stack, and marks
-    /// how little of the caller the layouts need (<see cref="CallerLocation"/>), so the logging thread reads only that.
-    /// </summary>
-    private FixFlags WithLocationCapture(FixFlags flags)
-    {
-        if ((flags & FixFlags.LocationInfo) == 0)
-        {
-            return flags;
-        }
-
-        var use = FixResolver.LocationUse.None;
-        foreach (IAppender child in _children)
-        {
-            (FixResolver.LocationUse childUse, string[] readers) = FixResolver.Location(child);
-            use |= childUse;
-            if (readers.Length > 0)
-            {
-                LogLog.Warn(GetType(), $"Appender [{Name}]: appender [{child.Name}] writes the caller's location " +
-                    $"({string.Join(", ", readers)}): every log call then reads the calling thread's stack, the one setting that makes " +
-                    "each call cost microseconds. See the README, \"Caller location\".");
-            }
-        }
-
-        if (use == FixResolver.LocationUse.None || (use & FixResolver.LocationUse.Everything) != 0)
-        {
-            return flags; // log4net's own LocationInfo, stack frames included
-        }
-
-        return flags | ((use & FixResolver.LocationUse.FileAndLine) != 0 ? CallerLocation.WithFile : CallerLocation.MethodOnly);
-    }
-
-    private void CloseChildren()
-    {
-        foreach (IAppender child in _children)
-        {
-            try
-            {
-                child.Close();
-            }
-            catch (Exception e)
-            {
-                ReportError($"Appender [{Name}]: closing child appender [{child.Name}] failed.", e);
-            }
-        }
-    }
-
-    /// <summary>The threshold and the filter chain as one immutable snapshot, so a producer reads one field.</summary>
-    private sealed class FilterAndThreshold
-    {
-        public static readonly FilterAndThreshold Empty = new FilterAndThreshold(null, null, null);
-
-        public FilterAndThreshold(Level? threshold, IFilter? head, IFilter? tail)
-        {
-            Threshold = threshold;
-            Head = head;
-            Tail = tail;
-        }
-
-        public Level? Threshold { get; }
-
-        public IFilter? Head { get; }
-
-        public IFilter? Tail { get; }
-
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public bool Admits(LoggingEvent loggingEvent)
-        {
-            Level? threshold = Threshold;
-            if (threshold != null && (loggingEvent.Level == null || loggingEvent.Level.Value < threshold.Value))
-            {
-                return false;
-            }
-
-            return Head == null || FilterChainAdmits(loggingEvent);
-        }
-
-        private bool FilterChainAdmits(LoggingEvent loggingEvent)
-        {
-            for (IFilter? filter = Head; filter != null; filter = filter.Next)
-            {
-                switch (filter.Decide(loggingEvent))
-                {
-                    case FilterDecision.Deny:
-                        return false;
-                    case FilterDecision.Accept:
-                        return true;
-                }
-            }
-
-            return true;
-        }
-    }
 }

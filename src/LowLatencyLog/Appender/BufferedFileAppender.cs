@@ -36,7 +36,7 @@ namespace LowLatencyLog.Appender;
 /// internal log (setting, value, what is accepted, the default used) and the default applies, so a typo never removes
 /// the appender.</para>
 /// </remarks>
-public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
+public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 {
     /// <summary>The default <see cref="BufferSize"/>, in bytes.</summary>
     public const int DefaultBufferSize = 1024 * 1024;
@@ -47,40 +47,61 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     // Retrying a failed open or write from the logging path at most this often keeps an outage from costing a system
     // call per event; the deletion check likewise runs at most this often except on an explicit flush.
     private const int RetryIntervalMs = 1000;
+
     private const int ExistenceCheckIntervalMs = 1000;
 
     private static readonly System.Text.Encoding DefaultEncoding = new UTF8Encoding(false);
 
     // Effective settings, read at ActivateOptions.
     private System.Text.Encoding _encoding = DefaultEncoding;
+
     private bool _immediateFlush;
+
     private int _flushInterval = DefaultFlushInterval;
+
     private bool _fastLayout = true;
 
     // The fast layout path (guarded by LockObj): the compiled layout, or null to render through the layout; and what it
     // was compiled from, so that a layout set or re-patterned later is compiled again before its first event.
     private CompiledLayout? _compiled;
+
     private ILayout? _compiledFrom;
+
     private PatternLayout? _compiledPatternLayout;
+
     private object? _compiledChain;
 
     // All of the following is guarded by LockObj (taken by DoAppend, OnClose, Flush and the timer).
     private EventBufferWriter? _writer;
+
     private Stream? _stream;
+
     private string? _path;
+
     private long _lengthAtOpen;
+
     private long _countMark;
+
     private bool _failing;
+
     private long _retryAt;
+
     private long _nextExistenceCheck;
+
     private Timer? _timer;
+
     private bool _timerArmed;
+
     private bool _closed;
+
     private long _reportedDrops;
+
     private bool _skeletonClosed; // as AppenderSkeleton's own flag: set by Close, never cleared
     private bool _appendingCaptured;
+
     private System.Threading.Mutex? _sharedLock; // for FileSharing.Shared, unless it could not be created
     private bool _shared;
+
     private readonly IFileSystem _files;
 
     /// <summary>An appender that writes to the disk.</summary>
@@ -157,7 +178,6 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     /// them take, and closes it. Any other model gets an error at activation and is written as ExclusiveLock.</para>
     /// </remarks>
     public FileAppender.LockingModelBase? LockingModel { get; set; }
-
 
     /// <summary>The writer, for tests.</summary>
     internal EventBufferWriter? Writer => _writer;
@@ -385,126 +405,6 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
     {
     }
 
-    /// <summary>The bytes the current file holds, the events still buffered for it included.</summary>
-    /// <param name="limit">The caller only needs to know whether the length reaches this value; below it, with
-    /// events not yet encoded, an upper bound may be returned instead of the exact length.</param>
-    private protected long CurrentFileLength(long limit)
-    {
-        EventBufferWriter writer = _writer!;
-        long length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
-        if (writer.PendingChars > 0 && length + _encoding.GetMaxByteCount(writer.PendingChars) >= limit)
-        {
-            writer.EncodePending();
-            length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
-        }
-        else if (writer.PendingChars > 0)
-        {
-            length += _encoding.GetMaxByteCount(writer.PendingChars);
-        }
-
-        return length;
-    }
-
-    /// <summary>
-    /// Rolls at an event boundary: <paramref name="roll"/> is given the action that closes the current file (footer,
-    /// buffered events written) and returns the file to open next (truncated, unless <paramref name="append"/> says
-    /// the current file could not be moved away and must keep its events), or null if nothing changed. With
-    /// <paramref name="sameFile"/> (a size roll without backups) the file is truncated through the open handle.
-    /// </summary>
-    /// <remarks>For a size roll, <paramref name="sizeLimit"/> is the limit: a file shared with other processes is rolled
-    /// only if it still holds that much (another process may have rolled it meanwhile).</remarks>
-    private protected void Roll(Func<Action, string?> roll, Func<bool> append, bool sameFile = false, long sizeLimit = -1)
-    {
-        if (_shared)
-        {
-            // Under the lock every writer of the file takes around its writes: no process appends to a file being
-            // renamed, and the next write of each goes to the new one.
-            SharedFileStream.UnderLock(_sharedLock, () =>
-            {
-                if (sizeLimit < 0 || SharedFileStillHolds(sizeLimit))
-                {
-                    RollLocked(roll, append, sameFile);
-                }
-            });
-            return;
-        }
-
-        RollLocked(roll, append, sameFile);
-    }
-
-    /// <summary>Whether the shared file, read again now, still reaches <paramref name="limit"/> with what is buffered.</summary>
-    private bool SharedFileStillHolds(long limit)
-    {
-        EventBufferWriter writer = _writer!;
-        try
-        {
-            var info = new FileInfo(_path!);
-            _lengthAtOpen = info.Exists ? info.Length : 0;
-            _countMark = writer.EncodedBytes - writer.CompleteLength;
-        }
-        catch (Exception)
-        {
-            return true;
-        }
-
-        return CurrentFileLength(limit) >= limit;
-    }
-
-    private void RollLocked(Func<Action, string?> roll, Func<bool> append, bool sameFile)
-    {
-        string? next;
-        try
-        {
-            next = roll(() => CloseFile(writeFooter: true, keepStream: sameFile));
-        }
-        catch (Exception ex)
-        {
-            ReportError("Could not roll the log file.", ex, ErrorCode.GenericFailure);
-            return;
-        }
-
-        if (next == null)
-        {
-            return;
-        }
-
-        Stream? kept = _stream;
-        if (kept != null && sameFile && !append() && string.Equals(next, _path, StringComparison.Ordinal) && IsStillTheFile(kept, next))
-        {
-            // Truncated through the handle we hold: closing a file truncated to zero makes ext4 write it out, and the
-            // next truncation waits for that (docs/file-appenders.md, "With 0 backups").
-            DetachStream();
-            Open(next, append: false, recovering: false, reuse: kept);
-            return;
-        }
-
-        CloseStream();
-        Open(next, append: append(), recovering: false);
-    }
-
-    /// <summary>True if <paramref name="path"/> is still the file <paramref name="stream"/> writes (not deleted or
-    /// replaced meanwhile): it exists and has the stream's length.</summary>
-    private bool IsStillTheFile(Stream stream, string path)
-    {
-        try
-        {
-            return stream.CanSeek && _files.Exists(path) && new FileInfo(path).Length == stream.Length;
-        }
-        catch (Exception)
-        {
-            return false;
-        }
-    }
-
-    /// <summary>Whether a file is open now (not while opening fails and is retried).</summary>
-    private protected bool HasOpenFile => _stream != null;
-
-    /// <summary>Whether other processes may write the file too (<c>MinimalLock</c>, <c>InterProcessLock</c>).</summary>
-    private protected bool SharedFile => _shared;
-
-    /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
-    private protected void ReportRollError(string message, Exception? ex) => ReportError(message, ex, ErrorCode.GenericFailure);
-
     private VisibleReports? _visible;
 
     /// <summary>
@@ -535,585 +435,6 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
         }
     }
 
-    /// <summary>The sharing a <c>lockingModel</c> asks for; a model of another type is reported and taken as ExclusiveLock.</summary>
-    private FileSharing ReadLockingModel(Action<string> report)
-    {
-        Type? model = LockingModel?.GetType();
-        if (model == null || model == typeof(FileAppender.ExclusiveLock))
-        {
-            return FileSharing.Exclusive;
-        }
-
-        if (model == typeof(FileAppender.MinimalLock) || model == typeof(FileAppender.InterProcessLock))
-        {
-            return FileSharing.Shared;
-        }
-
-        report(
-            $"Setting 'lockingModel' has the model [{model.FullName}], which is not supported. Accepted: " +
-            $"{typeof(FileAppender.ExclusiveLock).FullName} (the default), {typeof(FileAppender.MinimalLock).FullName}, " +
-            $"{typeof(FileAppender.InterProcessLock).FullName}. The file is written as with ExclusiveLock: held open by this " +
-            "appender alone from start to close. See docs/file-appenders.md, \"Locking models\".");
-        return FileSharing.Exclusive;
-    }
-
-    private void SetLocking(FileSharing sharing)
-    {
-        _sharedLock?.Dispose();
-        _sharedLock = null;
-        _shared = sharing == FileSharing.Shared;
-        if (_shared && !string.IsNullOrWhiteSpace(File))
-        {
-            try
-            {
-                _sharedLock = FileLocks.CreateSharedLock(SystemInfo.ConvertToFullPath(File!.Trim()));
-            }
-            catch (Exception ex)
-            {
-                // A read-only /tmp (where .NET keeps named mutexes on Unix), or a mutex of another account on Windows.
-                ReportError(
-                    $"Could not create the lock that processes sharing [{File}] take around each write; each write still opens the " +
-                    "file and appends whole events, but two processes' writes may now interleave.", ex, ErrorCode.GenericFailure);
-            }
-        }
-    }
-
-    /// <summary>Opens <paramref name="path"/> as the locking model says.</summary>
-    private Stream OpenFileStream(string path, bool append) =>
-        _shared ? new SharedFileStream(path, append, _sharedLock) : _files.Open(path, append);
-
     private protected void ReportSetting(string message) =>
         LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: {message}");
-
-    private void AppendOne(LoggingEvent loggingEvent)
-    {
-        EventBufferWriter writer = _writer!;
-        BeforeEvent();
-        try
-        {
-            if (LayoutChanged())
-            {
-                CompileLayout();
-            }
-
-            if (_compiled != null)
-            {
-                _compiled.Render(writer, loggingEvent);
-            }
-            else
-            {
-                RenderLoggingEvent(writer, loggingEvent);
-            }
-
-            writer.EndEvent();
-        }
-        catch (Exception ex)
-        {
-            DropEvent(writer, ex);
-        }
-    }
-
-    [MethodImpl(Jit.Optimized)]
-    private void AppendOne(CompiledLayout compiled, in CapturedEvent captured)
-    {
-        EventBufferWriter writer = _writer!;
-        BeforeEvent();
-        try
-        {
-            compiled.Render(writer, captured);
-            writer.EndEvent();
-        }
-        catch (Exception ex)
-        {
-            DropEvent(writer, ex);
-        }
-    }
-
-    private void DropEvent(EventBufferWriter writer, Exception ex)
-    {
-        writer.AbandonEvent();
-        ReportError("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
-    }
-
-    /// <inheritdoc/>
-    bool ICapturedEventAppender.MayReadEventObjects => !TakesCapturedEvents || Volatile.Read(ref _compiled) == null;
-
-    private bool TakesCapturedEvents =>
-        FilterHead == null && (GetType() == typeof(BufferedFileAppender) || GetType() == typeof(RollingBufferedFileAppender));
-
-    /// <summary>Whether the layout was replaced or activated again (a new converter chain) since it was compiled.</summary>
-    private bool LayoutChanged() =>
-        !ReferenceEquals(Layout, _compiledFrom) ||
-        (_compiledPatternLayout != null && !ReferenceEquals(LayoutCompiler.ConverterChain(_compiledPatternLayout), _compiledChain)) ||
-        (_compiled != null && _compiled.IgnoresException != _compiledFrom!.IgnoresException);
-
-    /// <inheritdoc/>
-    /// <remarks>
-    /// Taken when the layout is compiled, no filter is set and the appender is one of this library's own types (a
-    /// subclass may override what <c>AppenderSkeleton</c> calls). The steps are <c>DoAppend(LoggingEvent[])</c>'s:
-    /// the lock, the closed check, the threshold, <see cref="PreAppendCheck"/> once, the batch, its errors.
-    /// </remarks>
-    [MethodImpl(Jit.Optimized)]
-    bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
-    {
-        if (!TakesCapturedEvents)
-        {
-            return false;
-        }
-
-        lock (LockObj)
-        {
-            if (LayoutChanged())
-            {
-                CompileLayout();
-            }
-
-            CompiledLayout? compiled = _compiled;
-            if (compiled == null)
-            {
-                return false;
-            }
-
-            if (_skeletonClosed)
-            {
-                ReportError("Attempted to append to closed appender named [" + Name + "].");
-                return true;
-            }
-
-            if (_appendingCaptured)
-            {
-                return true;
-            }
-
-            try
-            {
-                _appendingCaptured = true;
-                CapturedBatches++;
-                bool checkedOnce = false;
-                for (int i = 0; i < count; i++)
-                {
-                    ref readonly CapturedEvent captured = ref items[i];
-                    if (!IsAsSevereAsThreshold(captured.Level))
-                    {
-                        continue;
-                    }
-
-                    if (!checkedOnce)
-                    {
-                        if (!PreAppendCheck())
-                        {
-                            return true;
-                        }
-
-                        checkedOnce = true;
-                        BeforeBatch();
-                    }
-
-                    AppendOne(compiled, captured);
-                }
-
-                if (checkedOnce)
-                {
-                    // Not a write: the worker flushes when its queue runs empty, and while it is behind, the writes are
-                    // the buffer's size, which the kernel takes faster than a write per batch (docs/file-appenders.md).
-                    EndAppend(batch: false);
-                }
-            }
-            catch (Exception ex)
-            {
-                ReportError("Failed in Bulk DoAppend", ex);
-            }
-            finally
-            {
-                _appendingCaptured = false;
-                compiled.Forget();
-            }
-        }
-
-        return true;
-    }
-
-    /// <summary>Compiles the current layout for the fast path, or records why the layout renders itself.</summary>
-    private void CompileLayout()
-    {
-        ILayout? layout = Layout;
-        _compiledFrom = layout;
-        _compiledPatternLayout = layout as PatternLayout;
-        _compiledChain = _compiledPatternLayout != null ? LayoutCompiler.ConverterChain(_compiledPatternLayout) : null;
-        string reason;
-        if (!_fastLayout)
-        {
-            _compiled = null;
-            reason = "fastLayout is false";
-        }
-        else
-        {
-            _compiled = LayoutCompiler.TryCompile(layout, out reason);
-        }
-
-        LogLog.Debug(typeof(BufferedFileAppender), _compiled != null
-            ? $"{GetType().Name} [{Name}]: fast layout path for {_compiled.Description}."
-            : $"{GetType().Name} [{Name}]: rendering through the layout, not the fast layout path: {reason}.");
-    }
-
-    private void EndAppend(bool batch)
-    {
-        if (batch || _immediateFlush)
-        {
-            WriteOut(flushStream: _immediateFlush, force: false);
-        }
-        else if (_failing)
-        {
-            if (Stopwatch.GetTimestamp() >= _retryAt)
-            {
-                WriteOut(flushStream: false, force: false);
-            }
-        }
-        else if (!_timerArmed && _flushInterval > 0)
-        {
-            ArmTimer(_flushInterval);
-        }
-
-        ReportProblems();
-    }
-
-    /// <summary>
-    /// Writes the complete events (and flushes the stream if asked). Opens the file again first if it is not open or,
-    /// when the check is due, if it disappeared. Never throws; failures are reported and retried later.
-    /// </summary>
-    /// <returns>True if nothing is left in the buffer.</returns>
-    private bool WriteOut(bool flushStream, bool force)
-    {
-        EventBufferWriter writer = _writer!;
-        long now = Stopwatch.GetTimestamp();
-        if (_failing && !force && now < _retryAt)
-        {
-            return false;
-        }
-
-        if (_stream == null)
-        {
-            if (_path == null || !Reopen())
-            {
-                return false;
-            }
-        }
-        else if (!_shared && (force || now >= _nextExistenceCheck))
-        {
-            // (A shared file is opened by path at each write: one renamed or deleted by another process is started again.)
-            _nextExistenceCheck = now + Ticks(ExistenceCheckIntervalMs);
-            bool missing = !_files.Exists(_path!);
-            if (!missing && _stream is FileStream open && open.CanSeek && open.Position > open.Length)
-            {
-                // Truncated in place (a rotation by copy and truncate): the next write would leave a gap of zero bytes.
-                ReportError($"The file [{_path}] was cut short by another program; writing on at its new end.", null, ErrorCode.WriteFailure);
-                open.Seek(0, SeekOrigin.End);
-            }
-            else if (missing || (_stream is FileStream && !IsStillTheFile(_stream, _path!)))
-            {
-                // Deleted, or replaced by another file (what we would write next would go to a file nobody can open).
-                ReportError(
-                    missing ? $"The file [{_path}] disappeared; creating it again."
-                    : $"The file [{_path}] was replaced by another program; writing on in the file now at that path.",
-                    null,
-                    ErrorCode.WriteFailure);
-                CloseStream();
-                if (!Open(_path!, append: true, recovering: true))
-                {
-                    return false;
-                }
-            }
-        }
-
-        try
-        {
-            if (flushStream)
-            {
-                writer.Flush();
-            }
-            else
-            {
-                writer.WriteCompleteEvents();
-            }
-
-            _failing = false;
-            if (_stream is SharedFileStream shared)
-            {
-                // Other processes' writes count towards the size roll too.
-                _lengthAtOpen = shared.Length;
-                _countMark = writer.EncodedBytes - writer.CompleteLength;
-            }
-
-            return !writer.HasCompleteEvents;
-        }
-        catch (Exception ex)
-        {
-            ReportWriteFailure(ex);
-            return false;
-        }
-    }
-
-    private void ReportWriteFailure(Exception ex)
-    {
-        ReportError(
-            $"Could not write to the file [{_path}]; the events stay buffered and the write is retried.", ex, ErrorCode.WriteFailure);
-        _failing = true;
-        _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
-        if (ex is ObjectDisposedException || (_stream != null && !_stream.CanSeek))
-        {
-            // The stream cannot be rewound for the retry: start from a fresh handle.
-            CloseStream();
-        }
-
-        ArmTimer(RetryIntervalMs);
-    }
-
-    /// <summary>Reports a write failure met inside the writer and events it had to drop.</summary>
-    private void ReportProblems()
-    {
-        EventBufferWriter writer = _writer!;
-        Exception? failure = writer.TakeWriteFailure();
-        if (failure != null)
-        {
-            ReportWriteFailure(failure);
-        }
-
-        long dropped = writer.DroppedEvents;
-        if (dropped != _reportedDrops)
-        {
-            ReportError(
-                $"{dropped - _reportedDrops} event(s) dropped whole ({dropped} in all): the buffer reached its limit while the file " +
-                $"[{_path}] could not be written, or one event was larger than the limit.", null, ErrorCode.WriteFailure);
-            _reportedDrops = dropped;
-        }
-    }
-
-    /// <summary>Opens the file: byte-order mark for an empty file, a newline after a torn last line, the header.</summary>
-    /// <param name="path">The file.</param>
-    /// <param name="append">False to truncate it.</param>
-    /// <param name="recovering">True when opening again after a failure: the header is written only if the file is new.</param>
-    /// <param name="reuse">An open handle on <paramref name="path"/> to truncate and write on, instead of opening it.</param>
-    private bool Open(string path, bool append, bool recovering, Stream? reuse = null)
-    {
-        EventBufferWriter writer = _writer!;
-        _path = path;
-        try
-        {
-            bool midLine = append && LogFile.EndsMidLine(path, _encoding);
-            Stream stream = reuse != null ? Truncated(reuse) : OpenFileStream(path, append);
-            try
-            {
-                long length = stream.CanSeek || stream is SharedFileStream ? stream.Length : 0;
-                var prefix = new StringBuilder();
-                if (midLine)
-                {
-                    prefix.Append(Environment.NewLine);
-                }
-
-                string? header = Layout?.Header;
-                if (header != null && (!recovering || length == 0))
-                {
-                    prefix.Append(header);
-                }
-
-                // Written straight to the file, ahead of anything already buffered for it.
-                byte[] preamble = length == 0 ? _encoding.GetPreamble() : Array.Empty<byte>();
-                byte[] text = _encoding.GetBytes(prefix.ToString());
-                if (preamble.Length + text.Length > 0)
-                {
-                    byte[] bytes = new byte[preamble.Length + text.Length];
-                    Buffer.BlockCopy(preamble, 0, bytes, 0, preamble.Length);
-                    Buffer.BlockCopy(text, 0, bytes, preamble.Length, text.Length);
-                    stream.Write(bytes, 0, bytes.Length);
-                }
-
-                _lengthAtOpen = length;
-            }
-            catch
-            {
-                stream.Dispose();
-                throw;
-            }
-
-            _stream = stream;
-            writer.Stream = stream;
-            writer.EncodePending();
-            _countMark = writer.EncodedBytes - writer.CompleteLength;
-            _failing = false;
-            _nextExistenceCheck = Stopwatch.GetTimestamp() + Ticks(ExistenceCheckIntervalMs);
-            return true;
-        }
-        catch (Exception ex)
-        {
-            ReportError(
-                $"Could not open the file [{path}]; events are kept in memory and opening is retried.", ex, ErrorCode.FileOpenFailure);
-            _failing = true;
-            _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
-            if (!_closed)
-            {
-                ArmTimer(RetryIntervalMs);
-            }
-
-            return false;
-        }
-    }
-
-    /// <summary>Writes the footer (if the file is open) and everything buffered, then closes the file.</summary>
-    /// <param name="writeFooter">Write the layout's footer first.</param>
-    /// <param name="keepStream">Leave the file open if everything was written (a roll that truncates it next).</param>
-    /// <param name="final">The buffer is dropped after this (close, activation again): a last try to open the file for
-    /// it, and what still cannot be written is reported as lost.</param>
-    private void CloseFile(bool writeFooter, bool keepStream = false, bool final = false)
-    {
-        final |= _closed;
-        EventBufferWriter? writer = _writer;
-        if (writer == null)
-        {
-            return;
-        }
-
-        if (_stream == null && _path != null && (writer.HasCompleteEvents || writer.InEvent) && final)
-        {
-            Open(_path, append: true, recovering: true); // last chance for what is buffered
-        }
-
-        string? footer = writeFooter && _stream != null ? Layout?.Footer : null;
-        bool flushed = footer == null || FlushWhileClosing(writer);
-        if (footer != null && flushed && !writer.HasCompleteEvents && !writer.InEvent)
-        {
-            // Only once the events are out: a footer left in the buffer by a failed write would open the next file.
-            writer.Write(footer);
-            writer.EndEvent();
-        }
-
-        if (_stream != null && flushed)
-        {
-            FlushWhileClosing(writer);
-        }
-
-        ReportProblems();
-        if (final && writer.HasCompleteEvents)
-        {
-            ReportError(
-                $"{writer.CompleteLength} buffered byte(s) could not be written to [{_path}] before closing and are lost.", null, ErrorCode.CloseFailure);
-        }
-
-        if (keepStream && !final && _stream != null && !writer.HasCompleteEvents && !writer.InEvent)
-        {
-            return;
-        }
-
-        CloseStream();
-    }
-
-    private bool FlushWhileClosing(EventBufferWriter writer)
-    {
-        try
-        {
-            writer.Flush();
-            return true;
-        }
-        catch (Exception ex)
-        {
-            ReportError($"Could not write to the file [{_path}] while closing it.", ex, ErrorCode.CloseFailure);
-            return false;
-        }
-    }
-
-    private void CloseStream()
-    {
-        Stream? stream = DetachStream();
-
-        if (stream == null)
-        {
-            return;
-        }
-
-        try
-        {
-            stream.Dispose();
-        }
-        catch (Exception ex)
-        {
-            ReportError($"Could not close the file [{_path}].", ex, ErrorCode.CloseFailure);
-        }
-    }
-
-    /// <summary>Forgets the file's handle without closing it; returns it.</summary>
-    private Stream? DetachStream()
-    {
-        Stream? stream = _stream;
-        _stream = null;
-        if (_writer != null)
-        {
-            _writer.Stream = null;
-        }
-
-        return stream;
-    }
-
-    private static Stream Truncated(Stream stream)
-    {
-        try
-        {
-            stream.SetLength(0);
-            stream.Position = 0;
-            return stream;
-        }
-        catch
-        {
-            stream.Dispose(); // Open reports the failure and retries with a fresh handle
-            throw;
-        }
-    }
-
-    private void ArmTimer(int dueMs)
-    {
-        if (_timerArmed || _closed)
-        {
-            return;
-        }
-
-        if (_timer == null)
-        {
-            // Without the arming thread's execution context: the timer would otherwise keep that caller's AsyncLocals
-            // (an Activity, logical thread context) alive and visible for the appender's lifetime.
-            using (ExecutionContext.SuppressFlow())
-            {
-                _timer = new Timer(OnTimer, null, Timeout.Infinite, Timeout.Infinite);
-            }
-        }
-
-        _timerArmed = true;
-        _timer.Change(dueMs, Timeout.Infinite);
-    }
-
-    private void OnTimer(object? state)
-    {
-        try
-        {
-            lock (LockObj)
-            {
-                _timerArmed = false;
-                if (_closed || _writer == null)
-                {
-                    return;
-                }
-
-                WriteOut(flushStream: false, force: true);
-                ReportProblems();
-                if (_failing)
-                {
-                    ArmTimer(RetryIntervalMs);
-                }
-            }
-        }
-        catch (Exception e)
-        {
-            // A throwing error handler on the timer's thread would end the process.
-            LogLog.Error(GetType(), $"Appender [{Name}]: the flush timer failed.", e);
-        }
-    }
-
-    private static long Ticks(int milliseconds) => milliseconds * Stopwatch.Frequency / 1000;
 }

@@ -24,7 +24,7 @@ namespace LowLatencyLog.Capture;
 /// of a child (<c>TraceAppender.Category</c>, the syslog appenders' <c>Identity</c>) and the parameters of an
 /// <see cref="AdoNetAppender"/> are inspected.
 /// </remarks>
-internal static class FixResolver
+internal static partial class FixResolver
 {
     /// <summary>What <c>fix=Auto</c> always captures: cheap, and read by almost every layout.</summary>
     public const FixFlags Always = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
@@ -61,35 +61,6 @@ internal static class FixResolver
         ["RelativeTimePatternConverter"] = FixFlags.None,
     };
 
-    /// <summary>What the location converters of a child's layouts read, from least to most.</summary>
-    [Flags]
-    internal enum LocationUse
-    {
-        None = 0,
-
-        /// <summary><c>%type</c>, <c>%class</c>, <c>%method</c>: the caller's type and method.</summary>
-        Method = 1,
-
-        /// <summary><c>%file</c>, <c>%line</c>, <c>%location</c>: also its file and line.</summary>
-        FileAndLine = 2,
-
-        /// <summary><c>%stacktrace</c>, <c>%stacktracedetail</c>, an XML layout's location, a layout subclass: log4net's
-        /// whole <see cref="LocationInfo"/>, stack frames included.</summary>
-        Everything = 4,
-    }
-
-    private static readonly Dictionary<string, (LocationUse Use, string Converter)> LocationConverters =
-        new Dictionary<string, (LocationUse, string)>
-        {
-            ["TypeNamePatternConverter"] = (LocationUse.Method, "%type"),
-            ["MethodLocationPatternConverter"] = (LocationUse.Method, "%method"),
-            ["FileLocationPatternConverter"] = (LocationUse.FileAndLine, "%file"),
-            ["LineLocationPatternConverter"] = (LocationUse.FileAndLine, "%line"),
-            ["FullLocationPatternConverter"] = (LocationUse.FileAndLine, "%location"),
-            ["StackTracePatternConverter"] = (LocationUse.Everything, "%stacktrace"),
-            ["StackTraceDetailPatternConverter"] = (LocationUse.Everything, "%stacktracedetail"),
-        };
-
     /// <summary><see cref="FixFlags.Partial"/>, for a reader the resolver cannot see into (noted: it may read the
     /// location too).</summary>
     private static FixFlags Unknown
@@ -103,48 +74,6 @@ internal static class FixResolver
 
     [ThreadStatic]
     private static bool t_unknownReader;
-
-    // What the inspection under way found about location (one activation inspects at a time on a thread).
-    [ThreadStatic]
-    private static LocationUse t_locationUse;
-
-    [ThreadStatic]
-    private static List<string>? t_locationConverters;
-
-    /// <summary>
-    /// What the layouts of <paramref name="appender"/> (and of appenders nested under it) read of the caller's location,
-    /// and the converters or layouts that read it.
-    /// </summary>
-    public static (LocationUse Use, string[] Readers) Location(IAppender appender)
-    {
-        t_locationUse = LocationUse.None;
-        t_unknownReader = false;
-        t_locationConverters = new List<string>();
-        try
-        {
-            Required(appender);
-            if (t_unknownReader || (!IsKnownType(appender) && t_locationUse != LocationUse.None))
-            {
-                // A layout, filter or appender whose reads are unknown may read the whole location, frames included.
-                t_locationUse |= LocationUse.Everything;
-            }
-
-            return (t_locationUse, t_locationConverters.ToArray());
-        }
-        finally
-        {
-            t_locationConverters = null;
-        }
-    }
-
-    private static void NoteLocation(LocationUse use, string reader)
-    {
-        t_locationUse |= use;
-        if (t_locationConverters is { } readers && !readers.Contains(reader))
-        {
-            readers.Add(reader);
-        }
-    }
 
     /// <summary>Maps log4net's vestigial <c>Mdc</c>/<c>Ndc</c> flags to <see cref="FixFlags.Properties"/>, where log4net
     /// keeps MDC and NDC, and drops what cannot be captured.</summary>

@@ -18,8 +18,9 @@ namespace LowLatencyLog.Capture;
 /// </remarks>
 internal sealed class MessageText
 {
-    /// <summary>The longest message copied into a slot's storage (chars).</summary>
-    public const int MaxLength = 4096;
+    /// <summary>The longest message copied into a slot's storage (chars): it bounds what the slots keep for good
+    /// (docs/design.md, "A slot owns its message text"); a longer message is held as the caller's string.</summary>
+    public const int MaxLength = 256;
 
     private const int SmallestCapacity = 128;
 

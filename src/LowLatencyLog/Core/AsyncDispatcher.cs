@@ -31,13 +31,18 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
     // Read by producers on every enqueue; written once, here.
     private readonly IEventQueue<T> _queue;
+
     private readonly WaitStrategy _wait;
+
     private readonly OverflowAction _overflow;
+
     private readonly Thread _worker;
 
     // Read by the worker; written once.
     private readonly IBatchSink<T> _sink;
+
     private readonly int _maxBatchSize;
+
     /// <summary>
     /// How long producers wait for room while the worker delivers nothing and is blocked (not running) in a child, in
     /// milliseconds; then they stop waiting and their events are discarded (counted and reported) until it moves
@@ -49,13 +54,17 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
     /// wait behind the shutdown, and without a limit nothing ever moves again (and <c>Close</c> is never called).
     /// </remarks>
     private readonly int _stallTimeout;
+
     private readonly FlushRequests _flushes = new FlushRequests();
+
     private readonly object _spaceGate = new object();
+
     private readonly ManualResetEventSlim _stopped = new ManualResetEventSlim(false);
 
     // Producer side, slow paths only, each on a line of its own: a discard burst or a blocked producer must not slow
     // the fields every enqueue reads, nor the worker's counters.
     private PaddedLong _discarded;
+
     private PaddedInt _blockedProducers;
 
     // Worker side: written on every batch.
@@ -63,9 +72,12 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
     // Lifecycle (rare).
     private long _rejectedAfterClose;
+
     private long _stalledAt = -1; // the worker's progress count at which producers stopped waiting (rare: on a stall)
     private long _undelivered;
+
     private int _started;
+
     private int _abandoned;
 
     public AsyncDispatcher(
@@ -189,127 +201,6 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         return true;
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool EnqueueSlow(in T item, bool discardable)
-    {
-        EnqueueResult result;
-
-        // Only the worker makes room, so the worker itself (a child logging back into this appender) must never wait.
-        if ((_overflow == OverflowAction.Discard && discardable) || Thread.CurrentThread == _worker)
-        {
-            result = _queue.TryEnqueue(item);
-            if (result == EnqueueResult.Full)
-            {
-                Interlocked.Increment(ref _discarded.Value);
-                return false;
-            }
-        }
-        else
-        {
-            result = EnqueueWaiting(item);
-            if (result == EnqueueResult.Full)
-            {
-                Interlocked.Increment(ref _discarded.Value); // the worker is stalled (_stallTimeout)
-                return false;
-            }
-        }
-
-        if (result == EnqueueResult.Enqueued)
-        {
-            _wait.SignalWork();
-            return true;
-        }
-
-        CountRejectedAfterClose();
-        return false;
-    }
-
-    /// <summary>Counts items dropped before they reached this dispatcher; the worker reports them with its own.</summary>
-    public void CountDiscarded(long count)
-    {
-        Interlocked.Add(ref _discarded.Value, count);
-        _wait.Wake();
-    }
-
-    /// <summary>Counts items accepted elsewhere that a close could not move here in time.</summary>
-    public void CountUndelivered(long count) => Interlocked.Add(ref _undelivered, count);
-
-    private void CountRejectedAfterClose()
-    {
-        if (Interlocked.Increment(ref _rejectedAfterClose) == 1)
-        {
-            SafeReportError("Events were logged after the appender was closed; they are not delivered.", null);
-        }
-    }
-
-    /// <summary>
-    /// Enqueues, waiting for room while the worker makes progress; returns <see cref="EnqueueResult.Closed"/> after a
-    /// close, and <see cref="EnqueueResult.Full"/> when the worker is stalled (<see cref="_stallTimeout"/>).
-    /// </summary>
-    private EnqueueResult EnqueueWaiting(in T item)
-    {
-        // A few microseconds of spinning catch a worker that is about to free slots, without burning a core for long.
-        var spinner = new SpinWait();
-        while (!spinner.NextSpinWillYield)
-        {
-            EnqueueResult result = _queue.TryEnqueue(item);
-            if (result != EnqueueResult.Full)
-            {
-                return result;
-            }
-
-            spinner.SpinOnce();
-        }
-
-        long progress = Interlocked.Read(ref _state.Drained);
-        if (Interlocked.Read(ref _stalledAt) == progress)
-        {
-            return EnqueueResult.Full; // the worker is still stalled: waiting again would hold this thread for nothing
-        }
-
-        var stall = new StallWatch(this, progress);
-        Interlocked.Increment(ref _blockedProducers.Value); // full fence before the retry below
-        try
-        {
-            lock (_spaceGate)
-            {
-                while (true)
-                {
-                    EnqueueResult result = _queue.TryEnqueue(item);
-                    if (result != EnqueueResult.Full)
-                    {
-                        return result;
-                    }
-
-                    if (stall.HasStalled())
-                    {
-                        return EnqueueResult.Full;
-                    }
-
-                    _wait.Wake(); // the queue is full, so the worker has work; make sure it is not asleep
-                    Monitor.Wait(_spaceGate, BlockedWaitMilliseconds);
-                }
-            }
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _blockedProducers.Value);
-        }
-    }
-
-    private void MarkStalled(long progress)
-    {
-        if (Interlocked.Exchange(ref _stalledAt, progress) != progress)
-        {
-            SafeReportError(
-                $"The worker has delivered nothing for at least {_stallTimeout} ms while producers waited for room: a " +
-                "child appender is stuck (it waits for something, is blocked in a write to a pipe, disk or network that " +
-                "does not drain, or logs back into log4net while log4net shuts down). Producers stop waiting, and " +
-                "their events are discarded and counted until it moves again.",
-                null);
-        }
-    }
-
     /// <summary>A blocked producer's view of the worker's progress.</summary>
     private struct StallWatch
     {
@@ -358,19 +249,6 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
             _owner.MarkStalled(now);
             return true;
-        }
-    }
-
-    /// <summary>Worker side, after a drain that freed room.</summary>
-    private void ReleaseBlockedProducers()
-    {
-        Thread.MemoryBarrier(); // the freed slots are visible before we read the count (pairs with the producer's increment)
-        if (Volatile.Read(ref _blockedProducers.Value) != 0)
-        {
-            lock (_spaceGate)
-            {
-                Monitor.PulseAll(_spaceGate);
-            }
         }
     }
 

@@ -46,31 +46,44 @@ internal sealed partial class EventBufferWriter : TextWriter
     private const int MaxEventsPerChunk = 512;
 
     private readonly Encoding _encoding;
+
     private readonly Encoder _encoder;
+
     private readonly int _initialSize;
+
     private readonly int _maxCapacity;
+
     private readonly int _minRoom;
 
     // Chars not encoded yet. [0, _charComplete) belong to complete events, whose ends are in _eventEnds;
     // [_charComplete, _charCount) to the event being written.
     private readonly char[] _chars = new char[CharCapacity];
+
     private readonly int[] _eventEnds = new int[MaxEventsPerChunk];
+
     private int _charCount;
+
     private int _charComplete;
+
     private int _eventsInChunk;
 
     // Encoded bytes. [0, _complete) are complete events; [_complete, _length) the encoded start of the current event.
     private byte[] _bytes;
+
     private int _length;
+
     private int _complete;
 
     private Stream? _stream;
+
     private bool _unflushed;
 
     // Cap handling: _dropping marks the current event as lost; _full says the buffer reached the cap with no usable
     // stream, so each new event is dropped at EndEvent until a write succeeds or a stream is attached.
     private bool _dropping;
+
     private bool _full;
+
     private long _dropped;
 
     // Bytes handed to the stream since creation: with the complete bytes still here, what a size-based roll counts.
@@ -78,6 +91,7 @@ internal sealed partial class EventBufferWriter : TextWriter
 
     // Set when an implicit write (making room inside a Write call) failed; cleared by a successful explicit write.
     private bool _suspended;
+
     private Exception? _writeFailure;
 
     /// <param name="encoding">The encoding (its preamble is not written).</param>
@@ -183,162 +197,8 @@ internal sealed partial class EventBufferWriter : TextWriter
         return failure;
     }
 
-    public override void Write(char value)
-    {
-#if NET8_0_OR_GREATER
-        if (_utf8)
-        {
-            WriteUtf8(value);
-            return;
-        }
-#endif
-        if (_charCount == CharCapacity)
-        {
-            EncodeChunk();
-        }
-
-        _chars[_charCount++] = value;
-    }
-
-    public override void Write(char[] buffer, int index, int count)
-    {
-        if (buffer == null)
-        {
-            throw new ArgumentNullException(nameof(buffer));
-        }
-
-        if (index < 0 || count < 0 || count > buffer.Length - index)
-        {
-            throw new ArgumentOutOfRangeException(nameof(count), "index and count must describe a range inside buffer.");
-        }
-
-#if NET8_0_OR_GREATER
-        if (_utf8)
-        {
-            WriteUtf8(new ReadOnlySpan<char>(buffer, index, count));
-            return;
-        }
-#endif
-
-        while (count > 0)
-        {
-            if (_charCount == CharCapacity)
-            {
-                EncodeChunk();
-            }
-
-            int n = Math.Min(count, CharCapacity - _charCount);
-#if NET8_0_OR_GREATER
-            buffer.AsSpan(index, n).CopyTo(_chars.AsSpan(_charCount));
-#else
-            Array.Copy(buffer, index, _chars, _charCount, n);
-#endif
-            _charCount += n;
-            index += n;
-            count -= n;
-        }
-    }
-
-    /// <summary>Appends chars the caller owns (the fast layout's assembled event): no argument checks on the short path.</summary>
-    public void Append(char[] chars, int count)
-    {
-#if NET8_0_OR_GREATER
-        if (_utf8)
-        {
-            WriteUtf8(new ReadOnlySpan<char>(chars, 0, count));
-            return;
-        }
-#endif
-        if (count <= CharCapacity - _charCount)
-        {
-#if NET8_0_OR_GREATER
-            chars.AsSpan(0, count).CopyTo(_chars.AsSpan(_charCount));
-#else
-            Array.Copy(chars, 0, _chars, _charCount, count);
-#endif
-            _charCount += count;
-            return;
-        }
-
-        Write(chars, 0, count);
-    }
-
     /// <summary>The most chars <see cref="Reserve"/> can make room for.</summary>
     public const int MaxReserve = CharCapacity;
-
-    /// <summary>
-    /// Room for <paramref name="count"/> chars (at most <see cref="MaxReserve"/>) in the char buffer, for a layout part
-    /// that formats in place: it writes from <paramref name="index"/> and then calls <see cref="Advance"/>.
-    /// </summary>
-    public char[] Reserve(int count, out int index)
-    {
-#if NET8_0_OR_GREATER
-        if (_utf8)
-        {
-            index = 0; // the char buffer is only a scratch area then: Advance encodes from its start
-            return _chars;
-        }
-#endif
-        if (CharCapacity - _charCount < count)
-        {
-            EncodeChunk();
-        }
-
-        index = _charCount;
-        return _chars;
-    }
-
-    /// <summary>Takes the chars written after <see cref="Reserve"/>.</summary>
-    public void Advance(int count)
-    {
-#if NET8_0_OR_GREATER
-        if (_utf8)
-        {
-            WriteUtf8(new ReadOnlySpan<char>(_chars, 0, count));
-            return;
-        }
-#endif
-        _charCount += count;
-    }
-
-    public override void Write(string? value)
-    {
-        if (value == null)
-        {
-            return;
-        }
-
-#if NET8_0_OR_GREATER
-        if (_utf8)
-        {
-            WriteUtf8(value.AsSpan());
-            return;
-        }
-#endif
-        int length = value.Length;
-        int count = _charCount;
-        char[] chars = _chars;
-        if (length <= chars.Length - count)
-        {
-            if (length == 1)
-            {
-                chars[count] = value[0]; // a newline or a separator: no copy call for one char
-            }
-            else
-            {
-#if NET8_0_OR_GREATER
-                value.AsSpan().CopyTo(chars.AsSpan(count));
-#else
-                value.CopyTo(0, chars, count, length);
-#endif
-            }
-
-            _charCount = count + length;
-            return;
-        }
-
-        WriteLong(value);
-    }
 
 #if NET8_0_OR_GREATER
     public override void Write(ReadOnlySpan<char> buffer)
@@ -363,53 +223,6 @@ internal sealed partial class EventBufferWriter : TextWriter
         }
     }
 
-    // log4net's %date writes its milliseconds through Write(int): formatting into the char buffer, with the same
-    // provider the base class would use, saves the string the base class allocates.
-    public override void Write(int value)
-    {
-        if (_utf8)
-        {
-            WriteUtf8(value);
-            return;
-        }
-
-        if (CharCapacity - _charCount < 11)
-        {
-            EncodeChunk();
-        }
-
-        if (value.TryFormat(_chars.AsSpan(_charCount), out int written, default, FormatProvider))
-        {
-            _charCount += written;
-        }
-        else
-        {
-            base.Write(value);
-        }
-    }
-
-    public override void Write(long value)
-    {
-        if (_utf8)
-        {
-            WriteUtf8(value);
-            return;
-        }
-
-        if (CharCapacity - _charCount < 20)
-        {
-            EncodeChunk();
-        }
-
-        if (value.TryFormat(_chars.AsSpan(_charCount), out int written, default, FormatProvider))
-        {
-            _charCount += written;
-        }
-        else
-        {
-            base.Write(value);
-        }
-    }
 #endif
 
     /// <summary>Marks the end of an event: everything written so far may go to the stream.</summary>
@@ -509,284 +322,6 @@ internal sealed partial class EventBufferWriter : TextWriter
         {
             _stream.Flush();
             _unflushed = false;
-        }
-    }
-
-    private void WriteLong(string value)
-    {
-        int offset = 0;
-        while (offset < value.Length)
-        {
-            if (_charCount == CharCapacity)
-            {
-                EncodeChunk();
-            }
-
-            int n = Math.Min(value.Length - offset, CharCapacity - _charCount);
-            value.CopyTo(offset, _chars, _charCount, n);
-            _charCount += n;
-            offset += n;
-        }
-    }
-
-    private void DropCurrentEvent()
-    {
-        _charCount = _charComplete;
-        _length = _complete;
-        Dropping = false;
-        _dropped++;
-        ResetEncoder();
-    }
-
-    /// <summary>Encodes every pending char: the complete events, then the start of the current event.</summary>
-    private void EncodeChunk()
-    {
-        if (_charComplete > 0)
-        {
-            // Fast path: room for the worst case, so the complete events need one encoder call.
-            int worst = Math.Max(_encoding.GetMaxByteCount(_charComplete), _minRoom);
-            if (_bytes.Length - _length >= worst || (TryWriteOut() && _bytes.Length - _length >= worst))
-            {
-                Encode(0, _charComplete, allowGrowth: false);
-                MarkComplete();
-            }
-            else
-            {
-                EncodeEventByEvent();
-            }
-        }
-
-        int partial = _charCount - _charComplete;
-        if (partial > 0 && !_dropping)
-        {
-            if (!Encode(_charComplete, partial, allowGrowth: true))
-            {
-                // No room within the cap: the current event is lost whole (counted at its EndEvent).
-                Dropping = true;
-                _length = _complete;
-                _encoder.Reset();
-            }
-        }
-
-        _charCount = 0;
-        _charComplete = 0;
-        _eventsInChunk = 0;
-    }
-
-    /// <summary>Short of room: encodes the complete events one at a time, so each is kept or dropped whole.</summary>
-    private void EncodeEventByEvent()
-    {
-        int start = 0;
-        for (int i = 0; i < _eventsInChunk; i++)
-        {
-            int end = _eventEnds[i];
-            if (_full)
-            {
-                _dropped++;
-            }
-            else if (Encode(start, end - start, allowGrowth: true))
-            {
-                MarkComplete();
-            }
-            else
-            {
-                _length = _complete;
-                _encoder.Reset();
-                _dropped++;
-                Full = !StreamUsable;
-            }
-
-            start = end;
-        }
-    }
-
-    private bool StreamUsable => _stream != null && !_suspended;
-
-    /// <summary>
-    /// Encodes chars [start, start + count) at the end of the bytes, making room as needed (growth only if
-    /// <paramref name="allowGrowth"/>). False, with whatever this call produced removed, if the cap forbids the room.
-    /// </summary>
-    private bool Encode(int start, int count, bool allowGrowth)
-    {
-        int produced = 0;
-        int wanted = _minRoom;
-        while (true)
-        {
-            int room = _bytes.Length - _length;
-            if (room < wanted)
-            {
-                if (!MakeRoom(wanted, allowGrowth))
-                {
-                    _length -= produced; // making room moves bytes, but this call's output stays at the end
-                    return false;
-                }
-
-                room = _bytes.Length - _length;
-            }
-
-            _encoder.Convert(_chars, start, count, _bytes, _length, room, false, out int used, out int written, out _);
-            _length += written;
-            produced += written;
-            start += used;
-            count -= used;
-            if (count == 0)
-            {
-                return true;
-            }
-
-            // Stopped for lack of room; if nothing fitted at all, ask for more than this room.
-            wanted = used == 0 ? room + _minRoom : _minRoom;
-        }
-    }
-
-    /// <summary>
-    /// Makes room for <paramref name="needed"/> more bytes: writes the complete events, else grows within the cap.
-    /// False when that is not enough.
-    /// </summary>
-    private bool MakeRoom(int needed, bool allowGrowth)
-    {
-        if (_complete > 0 && TryWriteOut() && _bytes.Length - _length >= needed)
-        {
-            return true;
-        }
-
-        if (!allowGrowth)
-        {
-            return false;
-        }
-
-        long size = _bytes.Length;
-        while (size - _length < needed)
-        {
-            size *= 2;
-        }
-
-        if (size > _maxCapacity)
-        {
-            size = _maxCapacity;
-            if (size - _length < needed)
-            {
-                return false;
-            }
-        }
-
-        Array.Resize(ref _bytes, (int)size);
-        return true;
-    }
-
-    /// <summary>An implicit write of the complete events to make room; never throws.</summary>
-    private bool TryWriteOut()
-    {
-        if (_complete == 0 || !StreamUsable)
-        {
-            return false;
-        }
-
-        try
-        {
-            WriteOut();
-            return true;
-        }
-        catch (Exception ex)
-        {
-            _suspended = true;
-            _writeFailure = ex;
-            return false;
-        }
-    }
-
-    /// <summary>Writes [0, _complete) and moves whatever follows to the front.</summary>
-    private void WriteOut()
-    {
-        Stream stream = _stream!;
-        long start = stream.CanSeek ? stream.Position : -1;
-        try
-        {
-            stream.Write(_bytes, 0, _complete);
-        }
-        catch
-        {
-            RewindAfterFailedWrite(stream, start);
-            throw;
-        }
-
-        _unflushed = true;
-        _writtenTotal += _complete;
-        int rest = _length - _complete;
-        if (rest > 0)
-        {
-            Buffer.BlockCopy(_bytes, _complete, _bytes, 0, rest);
-        }
-
-        _length = rest;
-        _complete = 0;
-    }
-
-    private void FlushEncoder()
-    {
-#if NET8_0_OR_GREATER
-        if (_utf8)
-        {
-            FlushHeldSurrogate();
-            return;
-        }
-#endif
-        int room = _bytes.Length - _length;
-        int needed = _encoding.GetMaxByteCount(0);
-        if (room < needed && !MakeRoom(needed, allowGrowth: true))
-        {
-            return;
-        }
-
-        _length += _encoder.GetBytes(_chars, 0, 0, _bytes, _length, flush: true);
-
-        MarkComplete();
-    }
-
-    private void ResetEncoder()
-    {
-        _encoder.Reset();
-#if NET8_0_OR_GREATER
-        HeldHigh = '\0';
-#endif
-    }
-
-    private void MarkComplete()
-    {
-        _complete = _length;
-    }
-
-    /// <summary>
-    /// After a write that failed midway (a full disk takes part of it): the part that landed is cut off the file, so
-    /// the file ends with a whole event, and the retry, in this file or the next, writes those events once.
-    /// Truncating works on a full disk; if it fails, the position at least goes back.
-    /// </summary>
-    private static void RewindAfterFailedWrite(Stream stream, long start)
-    {
-        if (start < 0)
-        {
-            return;
-        }
-
-        try
-        {
-            if (stream.Length > start)
-            {
-                stream.SetLength(start);
-            }
-        }
-        catch (Exception)
-        {
-            // Nothing more to do here: the position below still keeps the retry from leaving a gap.
-        }
-
-        try
-        {
-            stream.Position = start;
-        }
-        catch (Exception)
-        {
-            // The stream cannot even seek now; the caller reopens the file and the retry appends.
         }
     }
 }

@@ -1,0 +1,190 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Text;
+using System.Threading;
+using LowLatencyLog.Async;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Core;
+using LowLatencyLog.IO;
+using LowLatencyLog.Layout;
+using LowLatencyLog.Log4netInternals;
+using log4net.Appender;
+using log4net.Core;
+using log4net.Layout;
+using log4net.Util;
+
+namespace LowLatencyLog.Appender;
+
+// BufferedFileAppender, continued: rolls (at event boundaries, under the shared lock when files are shared) and the locking model.
+public partial class BufferedFileAppender
+{
+    /// <summary>The bytes the current file holds, the events still buffered for it included.</summary>
+    /// <param name="limit">The caller only needs to know whether the length reaches this value; below it, with
+    /// events not yet encoded, an upper bound may be returned instead of the exact length.</param>
+    private protected long CurrentFileLength(long limit)
+    {
+        EventBufferWriter writer = _writer!;
+        long length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
+        if (writer.PendingChars > 0 && length + _encoding.GetMaxByteCount(writer.PendingChars) >= limit)
+        {
+            writer.EncodePending();
+            length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
+        }
+        else if (writer.PendingChars > 0)
+        {
+            length += _encoding.GetMaxByteCount(writer.PendingChars);
+        }
+
+        return length;
+    }
+
+    /// <summary>
+    /// Rolls at an event boundary: <paramref name="roll"/> is given the action that closes the current file (footer,
+    /// buffered events written) and returns the file to open next (truncated, unless <paramref name="append"/> says
+    /// the current file could not be moved away and must keep its events), or null if nothing changed. With
+    /// <paramref name="sameFile"/> (a size roll without backups) the file is truncated through the open handle.
+    /// </summary>
+    /// <remarks>For a size roll, <paramref name="sizeLimit"/> is the limit: a file shared with other processes is rolled
+    /// only if it still holds that much (another process may have rolled it meanwhile).</remarks>
+    private protected void Roll(Func<Action, string?> roll, Func<bool> append, bool sameFile = false, long sizeLimit = -1)
+    {
+        if (_shared)
+        {
+            // Under the lock every writer of the file takes around its writes: no process appends to a file being
+            // renamed, and the next write of each goes to the new one.
+            SharedFileStream.UnderLock(_sharedLock, () =>
+            {
+                if (sizeLimit < 0 || SharedFileStillHolds(sizeLimit))
+                {
+                    RollLocked(roll, append, sameFile);
+                }
+            });
+            return;
+        }
+
+        RollLocked(roll, append, sameFile);
+    }
+
+    /// <summary>Whether the shared file, read again now, still reaches <paramref name="limit"/> with what is buffered.</summary>
+    private bool SharedFileStillHolds(long limit)
+    {
+        EventBufferWriter writer = _writer!;
+        try
+        {
+            var info = new FileInfo(_path!);
+            _lengthAtOpen = info.Exists ? info.Length : 0;
+            _countMark = writer.EncodedBytes - writer.CompleteLength;
+        }
+        catch (Exception)
+        {
+            return true;
+        }
+
+        return CurrentFileLength(limit) >= limit;
+    }
+
+    private void RollLocked(Func<Action, string?> roll, Func<bool> append, bool sameFile)
+    {
+        string? next;
+        try
+        {
+            next = roll(() => CloseFile(writeFooter: true, keepStream: sameFile));
+        }
+        catch (Exception ex)
+        {
+            ReportError("Could not roll the log file.", ex, ErrorCode.GenericFailure);
+            return;
+        }
+
+        if (next == null)
+        {
+            return;
+        }
+
+        Stream? kept = _stream;
+        if (kept != null && sameFile && !append() && string.Equals(next, _path, StringComparison.Ordinal) && IsStillTheFile(kept, next))
+        {
+            // Truncated through the handle we hold: closing a file truncated to zero makes ext4 write it out, and the
+            // next truncation waits for that (docs/file-appenders.md, "With 0 backups").
+            DetachStream();
+            Open(next, append: false, recovering: false, reuse: kept);
+            return;
+        }
+
+        CloseStream();
+        Open(next, append: append(), recovering: false);
+    }
+
+    /// <summary>True if <paramref name="path"/> is still the file <paramref name="stream"/> writes (not deleted or
+    /// replaced meanwhile): it exists and has the stream's length.</summary>
+    private bool IsStillTheFile(Stream stream, string path)
+    {
+        try
+        {
+            return stream.CanSeek && _files.Exists(path) && new FileInfo(path).Length == stream.Length;
+        }
+        catch (Exception)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>Whether a file is open now (not while opening fails and is retried).</summary>
+    private protected bool HasOpenFile => _stream != null;
+
+    /// <summary>Whether other processes may write the file too (<c>MinimalLock</c>, <c>InterProcessLock</c>).</summary>
+    private protected bool SharedFile => _shared;
+
+    /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
+    private protected void ReportRollError(string message, Exception? ex) => ReportError(message, ex, ErrorCode.GenericFailure);
+
+    /// <summary>The sharing a <c>lockingModel</c> asks for; a model of another type is reported and taken as ExclusiveLock.</summary>
+    private FileSharing ReadLockingModel(Action<string> report)
+    {
+        Type? model = LockingModel?.GetType();
+        if (model == null || model == typeof(FileAppender.ExclusiveLock))
+        {
+            return FileSharing.Exclusive;
+        }
+
+        if (model == typeof(FileAppender.MinimalLock) || model == typeof(FileAppender.InterProcessLock))
+        {
+            return FileSharing.Shared;
+        }
+
+        report(
+            $"Setting 'lockingModel' has the model [{model.FullName}], which is not supported. Accepted: " +
+            $"{typeof(FileAppender.ExclusiveLock).FullName} (the default), {typeof(FileAppender.MinimalLock).FullName}, " +
+            $"{typeof(FileAppender.InterProcessLock).FullName}. The file is written as with ExclusiveLock: held open by this " +
+            "appender alone from start to close. See docs/file-appenders.md, \"Locking models\".");
+        return FileSharing.Exclusive;
+    }
+
+    private void SetLocking(FileSharing sharing)
+    {
+        _sharedLock?.Dispose();
+        _sharedLock = null;
+        _shared = sharing == FileSharing.Shared;
+        if (_shared && !string.IsNullOrWhiteSpace(File))
+        {
+            try
+            {
+                _sharedLock = FileLocks.CreateSharedLock(SystemInfo.ConvertToFullPath(File!.Trim()));
+            }
+            catch (Exception ex)
+            {
+                // A read-only /tmp (where .NET keeps named mutexes on Unix), or a mutex of another account on Windows.
+                ReportError(
+                    $"Could not create the lock that processes sharing [{File}] take around each write; each write still opens the " +
+                    "file and appends whole events, but two processes' writes may now interleave.", ex, ErrorCode.GenericFailure);
+            }
+        }
+    }
+
+    /// <summary>Opens <paramref name="path"/> as the locking model says.</summary>
+    private Stream OpenFileStream(string path, bool append) =>
+        _shared ? new SharedFileStream(path, append, _sharedLock) : _files.Open(path, append);
+}
