@@ -3,8 +3,8 @@ using System.Text;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
-using LowLatencyLog.IO;
 using LowLatencyLog.Benchmarks.Cases;
+using LowLatencyLog.IO;
 
 namespace LowLatencyLog.Benchmarks;
 

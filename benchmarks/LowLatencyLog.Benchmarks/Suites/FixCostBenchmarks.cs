@@ -2,9 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using BenchmarkDotNet.Attributes;
-using BenchmarkDotNet.Columns;
-using BenchmarkDotNet.Configs;
-using BenchmarkDotNet.Jobs;
 using log4net;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Benchmarks.Cases;
@@ -26,14 +23,11 @@ namespace LowLatencyLog.Benchmarks;
 /// </remarks>
 [Config(typeof(Config))]
 [MemoryDiagnoser]
-public class FixCostBenchmarks
+public class FixCostBenchmarks : DrainedSuite
 {
     public const int EventsPerInvocation = 1 << 14;
     public const string Floor = "log4net floor";
-    private const string Pattern = "%date [%thread] %-5level %logger - %message%newline";
 
-    private ConfiguredRepository _configured = null!;
-    private ILog _log = null!;
     private string? _folder;
 
     [Params(Floor, "None", "ThreadName, Exception", "268", "Partial", "All", "Auto")]
@@ -56,17 +50,17 @@ public class FixCostBenchmarks
         string file = Path.Combine(_folder, "fix.log");
         string child = Child == "Null"
             ? $@"<appender name=""child"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"">
-                   <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{Pattern}"" /></layout>
+                   <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{StandardPattern}"" /></layout>
                  </appender>"
             : $@"<appender name=""child"" type=""LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog"">
                    <file value=""{SecurityElement(file)}"" />
                    <appendToFile value=""false"" />
                    <rollingStyle value=""Size"" />
                    <maximumFileSize value=""1GB"" />
-                   <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{Pattern}"" /></layout>
+                   <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{StandardPattern}"" /></layout>
                  </appender>";
         string root = Fix == Floor ? "floor" : "async";
-        _configured = new ConfiguredRepository($@"<log4net>
+        Configure($@"<log4net>
             <appender name=""async"" type=""LowLatencyLog.Appender.DisruptorAsyncAppender, LowLatencyLog"">
               <bufferSize value=""32768"" />
               <fix value=""{(Fix == Floor ? "Auto" : Fix)}"" />
@@ -75,22 +69,15 @@ public class FixCostBenchmarks
             {child}
             <appender name=""floor"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />
             <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
-          </log4net>", "bench.fix");
-        _log = _configured.Log;
-        JitWarmUp.Run(() =>
+          </log4net>", "bench.fix", () =>
         {
             Info();
             Drain();
         });
     }
 
-    [IterationCleanup]
-    public void Drain() => _configured.Drain();
-
-    [GlobalCleanup]
-    public void Cleanup()
+    protected override void AfterShutdown()
     {
-        _configured.Repository.Shutdown();
         if (_folder != null)
         {
             try
@@ -107,7 +94,7 @@ public class FixCostBenchmarks
     [Benchmark(OperationsPerInvoke = EventsPerInvocation)]
     public void Info()
     {
-        ILog log = _log;
+        ILog log = Log;
         MessageKind kind = Kind;
         for (int i = 0; i < EventsPerInvocation; i++)
         {

@@ -1,7 +1,4 @@
-using System;
 using BenchmarkDotNet.Attributes;
-using BenchmarkDotNet.Columns;
-using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using log4net;
 using log4net.Appender;
@@ -28,13 +25,10 @@ namespace LowLatencyLog.Benchmarks;
 /// </remarks>
 [Config(typeof(Config))]
 [MemoryDiagnoser]
-public class LocationCostBenchmarks
+public class LocationCostBenchmarks : DrainedSuite
 {
     public const int EventsPerInvocation = 1 << 13;
-    private const string Pattern = "%date [%thread] %-5level %logger - %message%newline";
 
-    private ConfiguredRepository _configured = null!;
-    private ILog _log = null!;
 
     [Params("log4net floor", "log4net location", "async, no location", "async %method", "async %line", "async %stacktrace")]
     public string Case { get; set; } = "";
@@ -47,7 +41,7 @@ public class LocationCostBenchmarks
             "async %method" => "%date [%thread] %-5level %logger.%method - %message%newline",
             "async %line" => "%date [%thread] %-5level %logger:%line - %message%newline",
             "async %stacktrace" => "%date [%thread] %-5level %stacktrace{2} - %message%newline",
-            _ => Pattern,
+            _ => StandardPattern,
         };
         string root = Case switch
         {
@@ -55,7 +49,7 @@ public class LocationCostBenchmarks
             "log4net location" => "location",
             _ => "async",
         };
-        _configured = new ConfiguredRepository($@"<log4net>
+        Configure($@"<log4net>
             <appender name=""async"" type=""LowLatencyLog.Appender.DisruptorAsyncAppender, LowLatencyLog"">
               <bufferSize value=""16384"" />
               <appender-ref ref=""child"" />
@@ -66,25 +60,17 @@ public class LocationCostBenchmarks
             <appender name=""floor"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />
             <appender name=""location"" type=""{typeof(LocationReadingAppender).AssemblyQualifiedName}"" />
             <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
-          </log4net>", "bench.location");
-        _log = _configured.Log;
-        JitWarmUp.Run(() =>
+          </log4net>", "bench.location", () =>
         {
             Info();
             Drain();
         });
     }
 
-    [IterationCleanup]
-    public void Drain() => _configured.Drain();
-
-    [GlobalCleanup]
-    public void Cleanup() => _configured.Repository.Shutdown();
-
     [Benchmark(OperationsPerInvoke = EventsPerInvocation)]
     public void Info()
     {
-        ILog log = _log;
+        ILog log = Log;
         for (int i = 0; i < EventsPerInvocation; i++)
         {
             MessageKinds.Log(log, MessageKind.Format1, i);

@@ -1,9 +1,6 @@
 using System.Collections.Generic;
 using System.Threading;
 using BenchmarkDotNet.Attributes;
-using BenchmarkDotNet.Columns;
-using BenchmarkDotNet.Configs;
-using BenchmarkDotNet.Jobs;
 using log4net;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Benchmarks.Cases;
@@ -24,12 +21,10 @@ namespace LowLatencyLog.Benchmarks;
 /// </remarks>
 [Config(typeof(Config))]
 [MemoryDiagnoser]
-public class ProducerCostBenchmarks
+public class ProducerCostBenchmarks : DrainedSuite
 {
     public const int EventsPerInvocation = 1 << 15;
 
-    private ConfiguredRepository _configured = null!;
-    private ILog _log = null!;
 
     [Params(1, 4)]
     public int Producers { get; set; }
@@ -55,33 +50,25 @@ public class ProducerCostBenchmarks
     public void Setup()
     {
         string root = Appender == "log4net floor" ? "null" : "async";
-        _configured = new ConfiguredRepository($@"<log4net>
+        Configure($@"<log4net>
             <appender name=""async"" type=""LowLatencyLog.Appender.{(root == "async" ? Appender : nameof(BoundedQueueAsyncAppender))}, LowLatencyLog"">
               <bufferSize value=""{BufferSize}"" />
               <appender-ref ref=""null"" />
             </appender>
             <appender name=""null"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />
             <root><level value=""ALL"" /><appender-ref ref=""{root}"" /></root>
-          </log4net>", "bench");
-        _log = _configured.Log;
-        JitWarmUp.Run(() =>
+          </log4net>", "bench", () =>
         {
             Info();
             Drain();
         });
     }
 
-    [IterationCleanup]
-    public void Drain() => _configured.Drain();
-
-    [GlobalCleanup]
-    public void Cleanup() => _configured.Repository.Shutdown();
-
     [Benchmark(OperationsPerInvoke = EventsPerInvocation)]
     public void Info()
     {
         int perProducer = EventsPerInvocation / Producers;
-        ILog log = _log;
+        ILog log = Log;
         MessageKind kind = Kind;
         var threads = new Thread[Producers];
         for (int p = 0; p < threads.Length; p++)

@@ -1,8 +1,8 @@
 using System;
+using log4net.Core;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Core;
 using LowLatencyLog.Core.Waiting;
-using log4net.Core;
 
 namespace LowLatencyLog.Appender;
 

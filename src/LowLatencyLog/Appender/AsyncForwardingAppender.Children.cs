@@ -1,17 +1,13 @@
 using System;
-using System.Collections.Generic;
-using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
-using LowLatencyLog.Async;
-using LowLatencyLog.Capture;
-using LowLatencyLog.Core;
-using LowLatencyLog.Core.Waiting;
-using LowLatencyLog.Log4netInternals;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Filter;
 using log4net.Util;
+using LowLatencyLog.Async;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Core;
 
 namespace LowLatencyLog.Appender;
 

@@ -1,20 +1,17 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.IO;
-using System.Runtime.CompilerServices;
 using System.Text;
 using System.Threading;
-using LowLatencyLog.Async;
-using LowLatencyLog.Capture;
-using LowLatencyLog.Core;
-using LowLatencyLog.IO;
-using LowLatencyLog.Layout;
-using LowLatencyLog.Log4netInternals;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
+using LowLatencyLog.Async;
+using LowLatencyLog.Core;
+using LowLatencyLog.IO;
+using LowLatencyLog.Layout;
+using LowLatencyLog.Log4netInternals;
 
 namespace LowLatencyLog.Appender;
 

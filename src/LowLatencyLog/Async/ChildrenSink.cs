@@ -1,6 +1,6 @@
 using System;
-using System.Runtime.CompilerServices;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using log4net.Appender;
 using log4net.Core;

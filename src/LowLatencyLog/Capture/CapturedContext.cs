@@ -1,7 +1,6 @@
-using System;
-using LowLatencyLog.Log4netInternals;
 using log4net.Core;
 using log4net.Util;
+using LowLatencyLog.Log4netInternals;
 
 namespace LowLatencyLog.Capture;
 

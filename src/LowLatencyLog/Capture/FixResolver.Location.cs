@@ -1,13 +1,7 @@
 using System;
-using System.Collections;
 using System.Collections.Generic;
-using System.Reflection;
-using LowLatencyLog.Log4netInternals;
 using log4net.Appender;
 using log4net.Core;
-using log4net.Filter;
-using log4net.Layout;
-using log4net.Util;
 
 namespace LowLatencyLog.Capture;
 

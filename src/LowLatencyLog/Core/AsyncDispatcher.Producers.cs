@@ -1,9 +1,5 @@
-using System;
-using System.Diagnostics;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using System.Threading;
-using LowLatencyLog.Core.Waiting;
 
 namespace LowLatencyLog.Core;
 

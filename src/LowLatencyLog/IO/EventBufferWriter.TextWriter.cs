@@ -1,8 +1,4 @@
 using System;
-using System.IO;
-using System.Runtime.CompilerServices;
-using System.Text;
-using LowLatencyLog.Core;
 
 namespace LowLatencyLog.IO;
 

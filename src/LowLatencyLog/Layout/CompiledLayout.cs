@@ -3,8 +3,8 @@ using System.IO;
 using System.Runtime.CompilerServices;
 using log4net.Core;
 using log4net.Layout;
-using LowLatencyLog.Core;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Core;
 using LowLatencyLog.IO;
 
 namespace LowLatencyLog.Layout;

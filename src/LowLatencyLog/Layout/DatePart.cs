@@ -1,5 +1,4 @@
 using System;
-using System.IO;
 using log4net.Core;
 using log4net.Util;
 using LowLatencyLog.IO;

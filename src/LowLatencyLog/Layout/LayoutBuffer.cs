@@ -1,7 +1,7 @@
 using System;
 using System.Globalization;
-using System.Runtime.CompilerServices;
 using System.IO;
+using System.Runtime.CompilerServices;
 using System.Text;
 using LowLatencyLog.IO;
 

@@ -2,7 +2,6 @@ using System;
 using System.IO;
 using log4net.Core;
 using log4net.Repository;
-using log4net.Util;
 using LowLatencyLog.Capture;
 
 namespace LowLatencyLog.Layout;

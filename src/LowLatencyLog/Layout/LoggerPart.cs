@@ -1,9 +1,5 @@
 using System;
 using System.Globalization;
-using System.IO;
-using System.Text;
-using log4net.Core;
-using log4net.Util;
 using LowLatencyLog.IO;
 
 namespace LowLatencyLog.Layout;
