@@ -223,8 +223,10 @@ internal sealed partial class HotSwapQueue<T> : IEventQueue<T>
 
             SwapBuffer fresh = _standby!;
             _standby = null;
-            Volatile.Write(ref _active, fresh);
+            // Opened before it is published: a producer that finds it active must never find it still closed, or it
+            // would spin until this thread runs again (a whole time slice if it is preempted here).
             fresh.Open();
+            Volatile.Write(ref _active, fresh);
             _swappedOut += active.CloseForDraining();
             Volatile.Write(ref _draining, active);
             _lastDrainFreedRoom = true; // producers waiting on a full buffer now have a fresh one
