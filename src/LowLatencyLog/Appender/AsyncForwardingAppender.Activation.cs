@@ -28,7 +28,7 @@ public abstract partial class AsyncForwardingAppender
 
             if (_settings != null)
             {
-                ResolveCapture(_settings, _children); // activated again: only the children may have changed
+                ResolveCapture(_settings, _children.Current); // activated again: only the children may have changed
                 return;
             }
 
@@ -36,14 +36,14 @@ public abstract partial class AsyncForwardingAppender
             IQueueFactory queueFactory = CreateQueueFactory(reportError);
             AsyncAppenderSettings settings = AsyncAppenderSettings.Read(
                 BufferSize, Overflow, DiscardThreshold, Fix, ShutdownTimeout, WaitStrategy, queueFactory.SupportsGrow, queueFactory.RequiresPowerOfTwo, reportError);
-            if (_children.Length == 0)
+            if (_children.Current.Length == 0)
             {
                 LogLog.Error(GetType(), $"Appender [{Name}] has no appender to forward to: add at least one <appender-ref ref=\"...\"/>. Events it receives are dropped until one is attached.");
             }
 
             _discardThresholdValue = settings.DiscardThreshold.Value;
             _settings = settings;
-            ResolveCapture(settings, _children);
+            ResolveCapture(settings, _children.Current);
 
             dispatcher = CreateDispatcher(queueFactory, settings);
             try
@@ -108,7 +108,7 @@ public abstract partial class AsyncForwardingAppender
     /// <summary>Without a worker: the event to every child on the calling thread (each child takes its own lock).</summary>
     private void ForwardSynchronously(LoggingEvent loggingEvent)
     {
-        foreach (IAppender child in _children)
+        foreach (IAppender child in _children.Current)
         {
             try
             {
@@ -127,7 +127,7 @@ public abstract partial class AsyncForwardingAppender
             string.IsNullOrEmpty(Name) ? GetType().Name : Name,
             queueFactory,
             settings.BufferSize,
-            new ChildrenSink(this),
+            new ChildrenSink(_children, GetType(), () => Name, ReportError),
             settings.Overflow,
             MaxBatchSize,
             settings.WaitStrategy,

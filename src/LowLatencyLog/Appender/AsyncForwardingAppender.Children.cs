@@ -70,17 +70,9 @@ public abstract partial class AsyncForwardingAppender
             throw new ArgumentNullException(nameof(appender));
         }
 
-        lock (_childrenLock)
+        if (!_children.Add(appender))
         {
-            if (Array.IndexOf(_children, appender) >= 0)
-            {
-                return;
-            }
-
-            var children = new IAppender[_children.Length + 1];
-            _children.CopyTo(children, 0);
-            children[children.Length - 1] = appender;
-            _children = children;
+            return;
         }
 
         AsyncAppenderSettings? settings = _settings;
@@ -100,27 +92,14 @@ public abstract partial class AsyncForwardingAppender
             return null;
         }
 
-        foreach (IAppender child in _children)
-        {
-            if (child.Name == name)
-            {
-                return child;
-            }
-        }
-
-        return null;
+        return _children.Get(name);
     }
 
     /// <summary>Detaches and closes every child, as log4net's own forwarding appender does, once the worker has
     /// finished the batch it was delivering to them and flushed them.</summary>
     public void RemoveAllAppenders()
     {
-        IAppender[] removed;
-        lock (_childrenLock)
-        {
-            removed = _children;
-            _children = Array.Empty<IAppender>();
-        }
+        IAppender[] removed = _children.RemoveAll();
 
         AwaitDetachedChildren();
 
@@ -148,18 +127,9 @@ public abstract partial class AsyncForwardingAppender
             return null;
         }
 
-        lock (_childrenLock)
+        if (!_children.Remove(appender))
         {
-            int index = Array.IndexOf(_children, appender);
-            if (index < 0)
-            {
-                return null;
-            }
-
-            var children = new IAppender[_children.Length - 1];
-            Array.Copy(_children, 0, children, 0, index);
-            Array.Copy(_children, index + 1, children, index, children.Length - index);
-            _children = children;
+            return null;
         }
 
         AwaitDetachedChildren();
@@ -202,11 +172,11 @@ public abstract partial class AsyncForwardingAppender
 
         lock (_childrenLock)
         {
-            _carryObjects = CarriesObjects(_children);
+            _carryObjects = CarriesObjects(_children.Current);
             if (settings.Fix == null)
             {
                 FixFlags flags = FixResolver.Always;
-                foreach (IAppender child in _children)
+                foreach (IAppender child in _children.Current)
                 {
                     flags |= FixResolver.Required(child);
                     if (!FixResolver.IsKnownType(child))
@@ -245,7 +215,7 @@ public abstract partial class AsyncForwardingAppender
         }
 
         var use = FixResolver.LocationUse.None;
-        foreach (IAppender child in _children)
+        foreach (IAppender child in _children.Current)
         {
             (FixResolver.LocationUse childUse, string[] readers) = FixResolver.Location(child);
             use |= childUse;
@@ -267,7 +237,7 @@ public abstract partial class AsyncForwardingAppender
 
     private void CloseChildren()
     {
-        foreach (IAppender child in _children)
+        foreach (IAppender child in _children.Current)
         {
             try
             {

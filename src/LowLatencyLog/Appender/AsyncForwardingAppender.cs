@@ -34,7 +34,7 @@ namespace LowLatencyLog.Appender;
 /// the message and exception (<c>MessageObject</c>, <c>ExceptionObject</c>, used by <c>%exception{message}</c>) are
 /// not carried over, only their rendered text.</para>
 /// </remarks>
-public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable, IAsyncAppenderHost
+public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable
 {
     /// <summary>Events logged before activation that are kept for delivery (log4net 3.5 may append before it activates,
     /// and on a reconfiguration the application's threads keep logging meanwhile).</summary>
@@ -59,7 +59,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     private volatile bool _carryObjects = true; // with _capture: some child may read the event's message and exception objects
     private int _discardThresholdValue = AsyncAppenderSettings.DefaultDiscardThreshold.Value;
 
-    private volatile IAppender[] _children = Array.Empty<IAppender>();
+    private readonly ChildAppenders _children = new ChildAppenders();
 
     private volatile IErrorHandler _errorHandler;
 
@@ -185,7 +185,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     public long UndeliveredCount => (Running?.UndeliveredCount ?? 0) + Interlocked.Read(ref _earlyUndelivered);
 
     /// <summary>The attached child appenders (a read-only copy).</summary>
-    public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children));
+    public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children.Current));
 
     /// <summary>The flags captured now (after <c>Auto</c> was resolved).</summary>
     internal FixFlags CaptureFlags => _capture & ~(CallerLocation.MethodOnly | CallerLocation.WithFile);
@@ -215,10 +215,6 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
 
     /// <summary>The dispatcher, also while activation is still moving the early events into it.</summary>
     private AsyncDispatcher<CapturedEvent>? Running => _dispatcher ?? Volatile.Read(ref _activating);
-
-    IAppender[] IAsyncAppenderHost.Children => _children;
-
-    Type IAsyncAppenderHost.DeclaringType => GetType();
 
     /// <summary>The queue this appender runs on, created at activation.</summary>
     private protected abstract IQueueFactory CreateQueueFactory(Action<string> reportError);
@@ -310,7 +306,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
             if (_synchronous)
             {
                 bool flushed = true;
-                foreach (IAppender child in _children)
+                foreach (IAppender child in _children.Current)
                 {
                     flushed &= child is not IFlushable flushable || flushable.Flush(millisecondsTimeout);
                 }
@@ -389,8 +385,6 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     /// <summary>The appender's type and name.</summary>
     /// <returns>A description for diagnostics.</returns>
     public override string ToString() => $"{GetType().Name} [{Name}]";
-
-    void IAsyncAppenderHost.ReportError(string message, Exception? exception) => ReportError(message, exception);
 
     private void ReportError(string message, Exception? exception)
     {

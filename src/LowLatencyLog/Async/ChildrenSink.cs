@@ -23,16 +23,29 @@ namespace LowLatencyLog.Async;
 /// </remarks>
 internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
 {
-    private readonly IAsyncAppenderHost _host;
+    private readonly ChildAppenders _children;
+    private readonly Type _appenderType;
+    private readonly Func<string> _appenderName;
+    private readonly Action<string, Exception?> _reportError;
     private readonly List<FileAppenderFlusher> _fileChildren = new List<FileAppenderFlusher>();
     private ILoggerRepository? _lastRepository;
 
-    public ChildrenSink(IAsyncAppenderHost host) => _host = host;
+    /// <param name="children">The appender's children, read at every batch (they may change while it runs).</param>
+    /// <param name="appenderType">The public appender type: the logger name of the discard warning, the source of internal messages.</param>
+    /// <param name="appenderName">The appender's name, for messages.</param>
+    /// <param name="reportError">Reports through the appender's error handler; any thread; never throws.</param>
+    public ChildrenSink(ChildAppenders children, Type appenderType, Func<string> appenderName, Action<string, Exception?> reportError)
+    {
+        _children = children;
+        _appenderType = appenderType;
+        _appenderName = appenderName;
+        _reportError = reportError;
+    }
 
     [MethodImpl(Jit.Optimized)]
     public void Deliver(CapturedEvent[] items, int count)
     {
-        IAppender[] children = _host.Children;
+        IAppender[] children = _children.Current;
         _lastRepository = items[count - 1].Repository;
         if (children.Length == 0)
         {
@@ -58,7 +71,7 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
     public bool Flush(int timeoutMilliseconds)
     {
         bool flushed = true;
-        foreach (IAppender child in _host.Children)
+        foreach (IAppender child in _children.Current)
         {
             try
             {
@@ -93,11 +106,11 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
 
     public void ReportDiscarded(long discardedSinceLastReport, long totalDiscarded)
     {
-        string message = $"{discardedSinceLastReport} event(s) were discarded because the buffer of appender [{_host.Name}] was full " +
+        string message = $"{discardedSinceLastReport} event(s) were discarded because the buffer of appender [{_appenderName()}] was full " +
             $"({totalDiscarded} in total since it started).";
-        LogLog.Warn(_host.DeclaringType, message);
+        LogLog.Warn(_appenderType, message);
 
-        IAppender[] children = _host.Children;
+        IAppender[] children = _children.Current;
         if (children.Length == 0)
         {
             return;
@@ -105,7 +118,7 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
 
         var data = new LoggingEventData
         {
-            LoggerName = _host.DeclaringType.FullName,
+            LoggerName = _appenderType.FullName,
             Level = Level.Warn,
             TimeStampUtc = DateTime.UtcNow,
             Message = message,
@@ -123,7 +136,7 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
             TryFlush(flusher);
         }
 
-        foreach (IAppender child in _host.Children)
+        foreach (IAppender child in _children.Current)
         {
             try
             {
@@ -136,7 +149,7 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
         }
     }
 
-    public void ReportError(string message, Exception? exception) => _host.ReportError($"Appender [{_host.Name}]: {message}", exception);
+    public void ReportError(string message, Exception? exception) => _reportError($"Appender [{_appenderName()}]: {message}", exception);
 
     private static LoggingEvent[] Rebuild(CapturedEvent[] items, int count)
     {
@@ -255,5 +268,5 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
     }
 
     private void ReportChildError(IAppender child, string action, Exception exception) =>
-        _host.ReportError($"Appender [{_host.Name}]: child appender [{child.Name}] failed while {action}; delivery goes on.", exception);
+        _reportError($"Appender [{_appenderName()}]: child appender [{child.Name}] failed while {action}; delivery goes on.", exception);
 }
