@@ -13,7 +13,7 @@ public partial class BufferedFileAppender
     /// <summary>The bytes the current file holds, the events still buffered for it included.</summary>
     /// <param name="limit">The caller only needs to know whether the length reaches this value; below it, with
     /// events not yet encoded, an upper bound may be returned instead of the exact length.</param>
-    private protected long CurrentFileLength(long limit)
+    private long CurrentFileLength(long limit)
     {
         EventBufferWriter writer = _writer!;
         long length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
@@ -38,7 +38,7 @@ public partial class BufferedFileAppender
     /// </summary>
     /// <remarks>For a size roll, <paramref name="sizeLimit"/> is the limit: a file shared with other processes is rolled
     /// only if it still holds that much (another process may have rolled it meanwhile).</remarks>
-    private protected void Roll(Func<Action, string?> roll, Func<bool> append, bool sameFile = false, long sizeLimit = -1)
+    private void Roll(Func<Action, string?> roll, Func<bool> append, bool sameFile = false, long sizeLimit = -1)
     {
         if (_shared)
         {
@@ -121,14 +121,51 @@ public partial class BufferedFileAppender
         }
     }
 
-    /// <summary>Whether a file is open now (not while opening fails and is retried).</summary>
-    private protected bool HasOpenFile => _stream != null;
+    /// <summary>The rolling policy, once activated; null for a file that never rolls.</summary>
+    private RollingPolicy? _rolling;
 
-    /// <summary>Whether other processes may write the file too (<c>MinimalLock</c>, <c>InterProcessLock</c>).</summary>
-    private protected bool SharedFile => _shared;
+    /// <summary>Prepares the files (a rolling policy rolls what is left from earlier runs); returns the file to open.</summary>
+    private string StartFiles(string path, bool append) =>
+        _rolling?.Start(path, append, _shared, (message, ex) => ReportError(message, ex, ErrorCode.GenericFailure)) ?? path;
 
-    /// <summary>Reports an error met while rolling (rename or delete failures).</summary>
-    private protected void ReportRollError(string message, Exception? ex) => ReportError(message, ex, ErrorCode.GenericFailure);
+    /// <summary>Before the first event of a batch (a single event is a batch of one), under the lock: a date roll, the
+    /// clock read once per batch rather than per event.</summary>
+    private void BeforeBatch()
+    {
+        RollingPolicy? rolling = _rolling;
+        if (rolling != null && rolling.DateRollDue())
+        {
+            RollNow(rolling, byDate: true);
+        }
+    }
+
+    /// <summary>Before each event is rendered, under the lock: a size roll.</summary>
+    private void BeforeEvent()
+    {
+        RollingPolicy? rolling = _rolling;
+        if (rolling == null)
+        {
+            return;
+        }
+
+        // Never while no file is open (the next one failed to open and is retried: rolling again would shift the
+        // backups once per event), and after a roll that could not move the file, not again for a while.
+        long limit = rolling.SizeLimit;
+        if (limit != long.MaxValue && _stream != null && CurrentFileLength(limit) >= limit && rolling.SizeRollAllowed)
+        {
+            RollNow(rolling, byDate: false);
+            rolling.AfterSizeRoll();
+        }
+    }
+
+    // Apart from the checks above: a lambda that captures a local makes the compiler allocate its closure on entry to
+    // the method that declares the local, which was every event.
+    private void RollNow(RollingPolicy rolling, bool byDate) =>
+        Roll(
+            rolling.Roll(byDate),
+            () => rolling.CurrentFileStayed,
+            sameFile: !byDate && rolling.SizeRollTruncates,
+            sizeLimit: byDate ? -1 : rolling.SizeLimit);
 
     /// <summary>The sharing a <c>lockingModel</c> asks for; a model of another type is reported and taken as ExclusiveLock.</summary>
     private FileSharing ReadLockingModel(Action<string> report)

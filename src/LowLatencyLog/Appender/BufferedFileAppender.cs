@@ -224,7 +224,7 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
             _fastLayout = FileSettings.Boolean("fastLayout", FastLayout, true, report);
             SetLocking(ReadLockingModel(report));
             CompileLayout();
-            ReadMoreSettings(report);
+            _rolling = CreateRollingPolicy(report);
 
             if (string.IsNullOrWhiteSpace(File))
             {
@@ -381,26 +381,9 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
         base.OnClose();
     }
 
-    /// <summary>Reads the settings a subclass adds; called under the lock by <see cref="ActivateOptions"/>.</summary>
-    private protected virtual void ReadMoreSettings(Action<string> report)
-    {
-    }
-
-    /// <summary>Prepares the files (rolling ones roll what is left from earlier runs); returns the file to open.</summary>
-    private protected virtual string StartFiles(string path, bool append) => path;
-
-    /// <summary>
-    /// Called under the lock before the first event of a batch (a single event is a batch of one): where a rolling
-    /// appender reads the clock, once per batch rather than per event.
-    /// </summary>
-    private protected virtual void BeforeBatch()
-    {
-    }
-
-    /// <summary>Called before each event is rendered, under the lock: where a rolling appender rolls by size.</summary>
-    private protected virtual void BeforeEvent()
-    {
-    }
+    /// <summary>How the files roll, read from the settings a subclass adds (none: the file never rolls); called under
+    /// the lock by <see cref="ActivateOptions"/>.</summary>
+    private protected virtual RollingPolicy? CreateRollingPolicy(Action<string> report) => null;
 
     private VisibleReports? _visible;
 

@@ -1,5 +1,4 @@
 using System;
-using System.Diagnostics;
 using log4net.Appender;
 using LowLatencyLog.Core;
 using LowLatencyLog.IO;
@@ -21,8 +20,6 @@ namespace LowLatencyLog.Appender;
 /// </remarks>
 public class RollingBufferedFileAppender : BufferedFileAppender
 {
-    private RollingOptions _options = new RollingOptions();
-    private RollingFiles? _files;
     private string? _rollingStyle;
 
     /// <summary>When to roll: <c>Once</c> (at start), <c>Size</c>, <c>Date</c> or <c>Composite</c> (date, and size within a date).</summary>
@@ -39,7 +36,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         {
             _rollingStyle = value;
             // A bad value is reported at activation, not here.
-            if (SettingReader.NameOrNumber("rollingStyle", value, RollingMode.Composite, _ => { }) == RollingMode.Once)
+            if (SettingReader.NameOrNumber("rollingStyle", value, new RollingOptions().Mode, _ => { }) == RollingMode.Once)
             {
                 AppendToFile = "false";
             }
@@ -103,26 +100,24 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         : base(files) => _clock = clock;
 
 
-    /// <summary>The rolling state, for tests.</summary>
-    internal RollingFiles? Files => _files;
-
-    private protected override void ReadMoreSettings(Action<string> report)
+    private protected override RollingPolicy CreateRollingPolicy(Action<string> report)
     {
+        var defaults = new RollingOptions();
         var options = new RollingOptions
         {
-            Mode = SettingReader.NameOrNumber("rollingStyle", RollingStyle, RollingMode.Composite, report),
-            MaxSizeRollBackups = SettingReader.Integer("maxSizeRollBackups", MaxSizeRollBackups, 0, int.MinValue, int.MaxValue, report),
-            StaticLogFileName = FileSettings.Boolean("staticLogFileName", StaticLogFileName, true, report),
-            PreserveLogFileNameExtension = FileSettings.Boolean("preserveLogFileNameExtension", PreserveLogFileNameExtension, false, report),
-            CountDirection = SettingReader.Integer("countDirection", CountDirection, -1, int.MinValue, int.MaxValue, report),
+            Mode = SettingReader.NameOrNumber("rollingStyle", RollingStyle, defaults.Mode, report),
+            MaxSizeRollBackups = SettingReader.Integer("maxSizeRollBackups", MaxSizeRollBackups, defaults.MaxSizeRollBackups, int.MinValue, int.MaxValue, report),
+            StaticLogFileName = FileSettings.Boolean("staticLogFileName", StaticLogFileName, defaults.StaticLogFileName, report),
+            PreserveLogFileNameExtension = FileSettings.Boolean("preserveLogFileNameExtension", PreserveLogFileNameExtension, defaults.PreserveLogFileNameExtension, report),
+            CountDirection = SettingReader.Integer("countDirection", CountDirection, defaults.CountDirection, int.MinValue, int.MaxValue, report),
         };
 
         // Any size, as log4net: 0 or less rolls before every event.
-        long size = FileSettings.Size("maximumFileSize", MaximumFileSize, 10 * 1024 * 1024, report);
+        long size = FileSettings.Size("maximumFileSize", MaximumFileSize, defaults.MaxFileSize, report);
         options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, report);
 
         // A bad pattern is reported only for a style that rolls by date: log4net never reads it otherwise, and says nothing.
-        string pattern = DatePattern ?? options.DatePattern;
+        string pattern = DatePattern ?? defaults.DatePattern;
         if (RollingFiles.ComputeCheckPeriod(pattern) != RollPoint.Invalid)
         {
             options.DatePattern = pattern;
@@ -131,66 +126,11 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         {
             report(FileSettings.Message(
                 "datePattern", pattern, "a date format whose output changes at least once a month, e.g. .yyyy-MM-dd",
-                options.DatePattern));
+                defaults.DatePattern));
         }
 
-        _options = options;
+        return new RollingPolicy(options, DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : _clock);
     }
-
-    private protected override string StartFiles(string path, bool append)
-    {
-        IClock clock = DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : _clock;
-        _files = new RollingFiles(path, _options, clock, ReportRollError) { Shared = SharedFile };
-        return _files.Activate(append);
-    }
-
-    /// <remarks>
-    /// The clock is read once per batch: <c>DateTime.Now</c> costs about as much as rendering a short line, and a batch
-    /// is written within microseconds, so a batch never straddles a period in any way a reader could tell.
-    /// </remarks>
-    private protected override void BeforeBatch()
-    {
-        RollingFiles? files = _files;
-        if (files != null && files.DateRollDue())
-        {
-            RollNow(files, byDate: true);
-        }
-    }
-
-    private protected override void BeforeEvent()
-    {
-        RollingFiles? files = _files;
-        if (files == null)
-        {
-            return;
-        }
-
-        // Never while no file is open (the next one failed to open and is retried: rolling again would shift the
-        // backups once per event), and after a roll that could not move the file, not again for a while.
-        long limit = files.MaxFileSize;
-        if (limit != long.MaxValue && HasOpenFile && CurrentFileLength(limit) >= limit && Stopwatch.GetTimestamp() >= _nextSizeRoll)
-        {
-            RollNow(files, byDate: false);
-            if (files.CurrentFileStayed)
-            {
-                _nextSizeRoll = Stopwatch.GetTimestamp() + Stopwatch.Frequency * RetryRollMilliseconds / 1000;
-            }
-        }
-    }
-
-    /// <summary>After a size roll that could not move the file away, the next attempt waits this long.</summary>
-    internal const int RetryRollMilliseconds = 1000;
-
-    private long _nextSizeRoll;
-
-    // Apart from the checks above: a lambda that captures a local makes the compiler allocate its closure on entry to
-    // the method that declares the local, which was every event.
-    private void RollNow(RollingFiles files, bool byDate) =>
-        Roll(
-            byDate ? files.RollOverTime : files.RollOverSize,
-            () => files.CurrentFileStayed,
-            sameFile: !byDate && files.SizeRollTruncates,
-            sizeLimit: byDate ? -1 : files.MaxFileSize);
 
     /// <summary>A log4net date-time strategy as the rolling files' clock.</summary>
     private sealed class StrategyClock : IClock
