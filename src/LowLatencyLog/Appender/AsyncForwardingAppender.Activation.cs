@@ -8,6 +8,7 @@ using log4net.Core;
 using log4net.Util;
 using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Configuration;
 using LowLatencyLog.Core;
 
 namespace LowLatencyLog.Appender;

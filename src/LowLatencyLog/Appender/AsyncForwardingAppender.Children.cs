@@ -7,6 +7,7 @@ using log4net.Filter;
 using log4net.Util;
 using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Configuration;
 using LowLatencyLog.Core;
 
 namespace LowLatencyLog.Appender;

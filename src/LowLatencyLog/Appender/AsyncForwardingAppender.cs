@@ -9,8 +9,9 @@ using log4net.Filter;
 using log4net.Util;
 using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Core;
+using LowLatencyLog.Configuration;
 using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Core;
 using LowLatencyLog.Log4netInternals;
 
 namespace LowLatencyLog.Appender;

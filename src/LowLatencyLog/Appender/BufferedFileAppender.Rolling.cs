@@ -167,28 +167,6 @@ public partial class BufferedFileAppender
             sameFile: !byDate && rolling.SizeRollTruncates,
             sizeLimit: byDate ? -1 : rolling.SizeLimit);
 
-    /// <summary>The sharing a <c>lockingModel</c> asks for; a model of another type is reported and taken as ExclusiveLock.</summary>
-    private FileSharing ReadLockingModel(Action<string> report)
-    {
-        Type? model = LockingModel?.GetType();
-        if (model == null || model == typeof(FileAppender.ExclusiveLock))
-        {
-            return FileSharing.Exclusive;
-        }
-
-        if (model == typeof(FileAppender.MinimalLock) || model == typeof(FileAppender.InterProcessLock))
-        {
-            return FileSharing.Shared;
-        }
-
-        report(
-            $"Setting 'lockingModel' has the model [{model.FullName}], which is not supported. Accepted: " +
-            $"{typeof(FileAppender.ExclusiveLock).FullName} (the default), {typeof(FileAppender.MinimalLock).FullName}, " +
-            $"{typeof(FileAppender.InterProcessLock).FullName}. The file is written as with ExclusiveLock: held open by this " +
-            "appender alone from start to close. See docs/file-appenders.md, \"Locking models\".");
-        return FileSharing.Exclusive;
-    }
-
     private void SetLocking(FileSharing sharing)
     {
         _sharedLock?.Dispose();

@@ -8,6 +8,7 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
 using LowLatencyLog.Async;
+using LowLatencyLog.Configuration;
 using LowLatencyLog.Core;
 using LowLatencyLog.IO;
 using LowLatencyLog.Layout;
@@ -36,10 +37,10 @@ namespace LowLatencyLog.Appender;
 public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
 {
     /// <summary>The default <see cref="BufferSize"/>, in bytes.</summary>
-    public const int DefaultBufferSize = 1024 * 1024;
+    public const int DefaultBufferSize = FileAppenderSettings.DefaultBufferSize;
 
     /// <summary>The default <see cref="FlushInterval"/>, in milliseconds.</summary>
-    public const int DefaultFlushInterval = 1000;
+    public const int DefaultFlushInterval = FileAppenderSettings.DefaultFlushInterval;
 
     // Retrying a failed open or write from the logging path at most this often keeps an outage from costing a system
     // call per event; the deletion check likewise runs at most this often except on an explicit flush.
@@ -47,10 +48,8 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
 
     private const int ExistenceCheckIntervalMs = 1000;
 
-    private static readonly System.Text.Encoding DefaultEncoding = new UTF8Encoding(false);
-
     // Effective settings, read at ActivateOptions.
-    private System.Text.Encoding _encoding = DefaultEncoding;
+    private System.Text.Encoding _encoding = FileAppenderSettings.DefaultEncoding;
 
     private bool _immediateFlush;
 
@@ -216,13 +215,14 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
             }
 
             Action<string> report = ReportSetting;
-            bool append = FileSettings.Boolean("appendToFile", AppendToFile, true, report);
-            _encoding = FileSettings.Encoding("encoding", Encoding, DefaultEncoding, "UTF-8 without BOM", report);
-            _immediateFlush = FileSettings.Boolean("immediateFlush", ImmediateFlush, false, report);
-            int bufferSize = SettingReader.Integer("bufferSize", BufferSize, DefaultBufferSize, 1024, 64 * 1024 * 1024, report);
-            _flushInterval = SettingReader.Integer("flushInterval", FlushInterval, DefaultFlushInterval, 0, int.MaxValue, report);
-            _fastLayout = FileSettings.Boolean("fastLayout", FastLayout, true, report);
-            SetLocking(ReadLockingModel(report));
+            FileAppenderSettings settings = FileAppenderSettings.Read(
+                AppendToFile, Encoding, ImmediateFlush, BufferSize, FlushInterval, FastLayout, LockingModel, report);
+            bool append = settings.AppendToFile;
+            _encoding = settings.Encoding;
+            _immediateFlush = settings.ImmediateFlush;
+            _flushInterval = settings.FlushInterval;
+            _fastLayout = settings.FastLayout;
+            SetLocking(settings.Sharing);
             CompileLayout();
             _rolling = CreateRollingPolicy(report);
 
@@ -234,7 +234,7 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
             }
 
             string path = SystemInfo.ConvertToFullPath(File!.Trim());
-            _writer = new EventBufferWriter(_encoding, bufferSize);
+            _writer = new EventBufferWriter(_encoding, settings.BufferSize);
             _reportedDrops = 0;
             _closed = false;
             try

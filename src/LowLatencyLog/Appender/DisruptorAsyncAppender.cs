@@ -1,6 +1,7 @@
 using System;
-using LowLatencyLog.Core;
+using LowLatencyLog.Configuration;
 using LowLatencyLog.Core.Disruptor;
+using LowLatencyLog.Core;
 
 namespace LowLatencyLog.Appender;
 

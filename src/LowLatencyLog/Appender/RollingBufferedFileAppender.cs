@@ -1,6 +1,6 @@
 using System;
 using log4net.Appender;
-using LowLatencyLog.Core;
+using LowLatencyLog.Configuration;
 using LowLatencyLog.IO;
 
 namespace LowLatencyLog.Appender;
@@ -36,7 +36,7 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         {
             _rollingStyle = value;
             // A bad value is reported at activation, not here.
-            if (SettingReader.NameOrNumber("rollingStyle", value, new RollingOptions().Mode, _ => { }) == RollingMode.Once)
+            if (RollingSettings.ReadMode(value, _ => { }) == RollingMode.Once)
             {
                 AppendToFile = "false";
             }
@@ -100,37 +100,12 @@ public class RollingBufferedFileAppender : BufferedFileAppender
         : base(files) => _clock = clock;
 
 
-    private protected override RollingPolicy CreateRollingPolicy(Action<string> report)
-    {
-        var defaults = new RollingOptions();
-        var options = new RollingOptions
-        {
-            Mode = SettingReader.NameOrNumber("rollingStyle", RollingStyle, defaults.Mode, report),
-            MaxSizeRollBackups = SettingReader.Integer("maxSizeRollBackups", MaxSizeRollBackups, defaults.MaxSizeRollBackups, int.MinValue, int.MaxValue, report),
-            StaticLogFileName = FileSettings.Boolean("staticLogFileName", StaticLogFileName, defaults.StaticLogFileName, report),
-            PreserveLogFileNameExtension = FileSettings.Boolean("preserveLogFileNameExtension", PreserveLogFileNameExtension, defaults.PreserveLogFileNameExtension, report),
-            CountDirection = SettingReader.Integer("countDirection", CountDirection, defaults.CountDirection, int.MinValue, int.MaxValue, report),
-        };
-
-        // Any size, as log4net: 0 or less rolls before every event.
-        long size = FileSettings.Size("maximumFileSize", MaximumFileSize, defaults.MaxFileSize, report);
-        options.MaxFileSize = FileSettings.Size("maxFileSize", MaxFileSize, size, report);
-
-        // A bad pattern is reported only for a style that rolls by date: log4net never reads it otherwise, and says nothing.
-        string pattern = DatePattern ?? defaults.DatePattern;
-        if (RollingFiles.ComputeCheckPeriod(pattern) != RollPoint.Invalid)
-        {
-            options.DatePattern = pattern;
-        }
-        else if (options.RollDate)
-        {
-            report(FileSettings.Message(
-                "datePattern", pattern, "a date format whose output changes at least once a month, e.g. .yyyy-MM-dd",
-                defaults.DatePattern));
-        }
-
-        return new RollingPolicy(options, DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : _clock);
-    }
+    private protected override RollingPolicy CreateRollingPolicy(Action<string> report) =>
+        new RollingPolicy(
+            RollingSettings.Read(
+                RollingStyle, MaximumFileSize, MaxFileSize, MaxSizeRollBackups, DatePattern, StaticLogFileName,
+                PreserveLogFileNameExtension, CountDirection, report),
+            DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : _clock);
 
     /// <summary>A log4net date-time strategy as the rolling files' clock.</summary>
     private sealed class StrategyClock : IClock

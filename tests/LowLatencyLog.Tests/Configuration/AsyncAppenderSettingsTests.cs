@@ -1,14 +1,16 @@
 using System;
 using System.Linq;
 using LowLatencyLog.Appender;
+using LowLatencyLog.Configuration;
 using LowLatencyLog.Core;
 using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Tests.Appender;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 using log4net;
 using log4net.Core;
 
-namespace LowLatencyLog.Tests.Appender;
+namespace LowLatencyLog.Tests.Configuration;
 
 /// <summary>
 /// Async 11 and 12 (docs/behaviours.md) and the threshold/filter settings: bad values get a clear internal error and the default,

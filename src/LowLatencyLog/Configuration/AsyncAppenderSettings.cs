@@ -1,10 +1,10 @@
 using System;
 using log4net.Core;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Core;
 using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Core;
 
-namespace LowLatencyLog.Appender;
+namespace LowLatencyLog.Configuration;
 
 /// <summary>
 /// The shared settings of the async appenders, read from their text once, at activation. A bad value is reported
@@ -64,9 +64,8 @@ internal sealed class AsyncAppenderSettings
         if (problem != null)
         {
             // SettingReader's message would name FixFlags.None as the default; the default here is Auto.
-            reportError(
-                $"Setting 'fix' has the value \"{Shorten(text)}\", which is not valid. Accepted: Auto, or names from " +
-                $"{string.Join(", ", Enum.GetNames(typeof(FixFlags)))} separated by commas. Using the default, {DefaultFix}.");
+            reportError(SettingReader.Message(
+                "fix", text, $"Auto, or names from {string.Join(", ", Enum.GetNames(typeof(FixFlags)))} separated by commas", DefaultFix));
             return null;
         }
 
@@ -139,8 +138,6 @@ internal sealed class AsyncAppenderSettings
 
         return false;
     }
-
-    private static string Shorten(string text) => text.Length <= 200 ? text : text.Substring(0, 200) + "…";
 
     private static Level ToLevel(StandardLevel level) => level switch
     {

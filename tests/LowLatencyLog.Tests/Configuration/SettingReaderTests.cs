@@ -1,9 +1,9 @@
 using System;
 using System.Collections.Generic;
-using LowLatencyLog.Core;
+using LowLatencyLog.Configuration;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests.Core;
+namespace LowLatencyLog.Tests.Configuration;
 
 public sealed class SettingReaderTests
 {
