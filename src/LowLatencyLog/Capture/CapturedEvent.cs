@@ -5,7 +5,9 @@ using log4net.Core;
 using log4net.Repository;
 using log4net.Util;
 
+using LowLatencyLog.Core;
 using LowLatencyLog.Log4netInternals;
+
 namespace LowLatencyLog.Capture;
 
 /// <summary>
@@ -20,7 +22,7 @@ namespace LowLatencyLog.Capture;
 /// (it stays in the producer's cache), and the event is garbage as soon as the log call returns, however long it
 /// waits in the queue, so a full queue does not fill the older GC generations.</para>
 /// </remarks>
-internal readonly struct CapturedEvent
+internal readonly struct CapturedEvent : ISlotItem<CapturedEvent>
 {
     /// <summary>The fields kept directly in the slot; anything else goes into a <see cref="CapturedContext"/>.</summary>
     public const FixFlags SlotFlags = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
@@ -52,6 +54,9 @@ internal readonly struct CapturedEvent
 
     /// <summary>The original event's exception object, carried with <see cref="MessageObject"/>.</summary>
     public readonly Exception? ExceptionObject;
+
+    /// <inheritdoc/>
+    SlotStorage<CapturedEvent> ISlotItem<CapturedEvent>.Storage => CapturedEventStorage.Instance;
 
     /// <summary>The slot's message text, when the message was copied into it.</summary>
     public MessageText? OwnedText => Text is { IsSet: true } text ? text : null;

@@ -105,6 +105,8 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
             throw new ArgumentException("This queue cannot grow.", nameof(overflow));
         }
 
+        // The item's storage rules are known before any queue method is compiled, so the JIT reads them as a constant.
+        RuntimeHelpers.RunClassConstructor(typeof(SlotStorage<T>).TypeHandle);
         _queue = queueFactory.Create<T>(capacity, overflow == OverflowAction.Grow);
         if (_queue is IReportingQueue reporting)
         {

@@ -1,20 +1,19 @@
 using System;
 using System.Runtime.CompilerServices;
-using LowLatencyLog.Capture;
 
 namespace LowLatencyLog.Core;
 
 /// <summary>Copies an item into a queue slot, moves it out into the worker's batch, and clears a delivered batch.</summary>
 /// <remarks>
-/// <para>The appenders' slot (<see cref="CapturedEvent"/>) owns storage for its message text, which must stay with a
-/// slot or a batch entry rather than be copied as a reference: storing copies the text into the slot's storage,
-/// draining swaps the slot's storage with the batch entry's (delivered) one, and clearing keeps it.</para>
+/// <para>An item with storage of its own (<see cref="SlotStorage{T}"/>: the appenders' slot owns storage for its
+/// message text, which must stay with a slot or a batch entry rather than be copied as a reference) is stored, taken
+/// and cleared by its type's rules; any other by assignment.</para>
 /// <para>Assigning a struct with several references in one go, .NET 9 and later use the bulk write barrier, which marks
 /// the destination's GC cards whatever the references point to; every gen-0 collection then scans every slot written
 /// since the previous one (an application's gen-0 pauses grow several times while an async appender with a large
 /// buffer is busy). The slot is therefore stored field by field: each reference takes the plain barrier, which marks a
 /// card only for a young object, and the appenders store none (interned or long-lived strings, levels, repositories,
-/// the slot's own text storage).</para>
+/// the slot's own text storage). The appenders' slot type does this in its storage rules.</para>
 /// </remarks>
 internal static class ItemCopy
 {
@@ -22,10 +21,11 @@ internal static class ItemCopy
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void Copy<T>(ref T destination, in T source)
     {
-        // A constant per instantiation: the JIT keeps one branch.
-        if (typeof(T) == typeof(CapturedEvent))
+        // A constant once the type is initialized (a queue prepares its slots first): the JIT keeps one branch.
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null)
         {
-            CapturedEvent.Store(ref Unsafe.As<T, CapturedEvent>(ref destination), in Unsafe.As<T, CapturedEvent>(ref Unsafe.AsRef(in source)));
+            storage.Store(ref destination, in source);
             return;
         }
 
@@ -38,24 +38,19 @@ internal static class ItemCopy
     /// </summary>
     public const int PrepareLimit = 65536;
 
-    /// <summary>Gives a new slot (or batch entry) the storage its items keep: a slot's message text.</summary>
+    /// <summary>Gives a new slot (or batch entry) the storage its items keep.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void Prepare<T>(ref T slot)
-    {
-        if (typeof(T) == typeof(CapturedEvent))
-        {
-            CapturedEvent.Clear(ref Unsafe.As<T, CapturedEvent>(ref slot), new MessageText(0));
-        }
-    }
+    public static void Prepare<T>(ref T slot) => SlotStorage<T>.OfItem?.Prepare(ref slot);
 
     /// <summary>Prepares every entry of a batch array or a ring of items (up to <see cref="PrepareLimit"/>).</summary>
     public static T[] Prepare<T>(T[] items)
     {
-        if (typeof(T) == typeof(CapturedEvent) && items.Length <= PrepareLimit)
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null && items.Length <= PrepareLimit)
         {
             for (int i = 0; i < items.Length; i++)
             {
-                Prepare(ref items[i]);
+                storage.Prepare(ref items[i]);
             }
         }
 
@@ -66,9 +61,10 @@ internal static class ItemCopy
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void Take<T>(ref T destination, ref T slot)
     {
-        if (typeof(T) == typeof(CapturedEvent))
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null)
         {
-            CapturedEvent.Take(ref Unsafe.As<T, CapturedEvent>(ref destination), ref Unsafe.As<T, CapturedEvent>(ref slot));
+            storage.Take(ref destination, ref slot);
             return;
         }
 
@@ -79,13 +75,12 @@ internal static class ItemCopy
     /// <summary>Worker side: forgets the delivered items' references (the queue keeps none alive).</summary>
     public static void ClearDelivered<T>(T[] items, int count)
     {
-        if (typeof(T) == typeof(CapturedEvent))
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null)
         {
-            CapturedEvent[] events = Unsafe.As<CapturedEvent[]>(items);
             for (int i = 0; i < count; i++)
             {
-                ref CapturedEvent item = ref events[i];
-                CapturedEvent.Clear(ref item, item.Text);
+                storage.ClearDelivered(ref items[i]);
             }
 
             return;
