@@ -2,8 +2,8 @@ using System;
 using System.Collections.Concurrent;
 using System.Threading;
 using System.Threading.Channels;
-using LowLatencyLog.Core;
-using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Engine.Waiting;
+using LowLatencyLog.Engine;
 
 namespace LowLatencyLog.Benchmarks;
 

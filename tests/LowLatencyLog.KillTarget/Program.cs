@@ -7,7 +7,8 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.Repository.Hierarchy;
 using LowLatencyLog.Appender;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.KillTarget;
 

@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 using static LowLatencyLog.Tests.Support.DeliveryAssert;

@@ -2,7 +2,7 @@ using System;
 using System.Diagnostics;
 using System.Globalization;
 using System.Threading;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
 
 namespace LowLatencyLog.Benchmarks;
 

@@ -5,8 +5,8 @@ using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Benchmarks.Cases;
 using LowLatencyLog.Capture;
-using LowLatencyLog.IO;
 using LowLatencyLog.Layout;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Benchmarks;
 

@@ -6,8 +6,8 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.Repository;
 using LowLatencyLog.Capture;
-using LowLatencyLog.IO;
 using LowLatencyLog.Layout;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Benchmarks;
 

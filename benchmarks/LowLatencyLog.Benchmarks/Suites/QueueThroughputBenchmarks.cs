@@ -7,9 +7,9 @@ using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
 using LowLatencyLog.Benchmarks.Cases;
-using LowLatencyLog.Core;
-using LowLatencyLog.Core.Disruptor;
-using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Engine.Disruptor;
+using LowLatencyLog.Engine.Waiting;
+using LowLatencyLog.Engine;
 
 namespace LowLatencyLog.Benchmarks;
 

@@ -4,7 +4,7 @@ using BenchmarkDotNet.Jobs;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Benchmarks.Cases;
-using LowLatencyLog.IO;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Benchmarks;
 

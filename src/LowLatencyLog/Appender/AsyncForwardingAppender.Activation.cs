@@ -6,10 +6,10 @@ using System.Threading;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Util;
-using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Configuration;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
+using LowLatencyLog.Forwarding;
 
 namespace LowLatencyLog.Appender;
 

@@ -5,10 +5,10 @@ using log4net.Appender;
 using log4net.Core;
 using log4net.Filter;
 using log4net.Util;
-using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Configuration;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
+using LowLatencyLog.Forwarding;
 
 namespace LowLatencyLog.Appender;
 

@@ -7,11 +7,11 @@ using log4net.Appender;
 using log4net.Core;
 using log4net.Filter;
 using log4net.Util;
-using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Configuration;
-using LowLatencyLog.Core.Waiting;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine.Waiting;
+using LowLatencyLog.Engine;
+using LowLatencyLog.Forwarding;
 using LowLatencyLog.Log4netInternals;
 
 namespace LowLatencyLog.Appender;

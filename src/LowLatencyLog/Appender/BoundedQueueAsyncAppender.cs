@@ -1,5 +1,5 @@
 using System;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
 
 namespace LowLatencyLog.Appender;
 

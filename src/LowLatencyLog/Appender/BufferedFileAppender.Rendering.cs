@@ -4,11 +4,12 @@ using System.Threading;
 using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
-using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Core;
-using LowLatencyLog.IO;
+using LowLatencyLog.Engine;
+using LowLatencyLog.Files;
+using LowLatencyLog.Forwarding;
 using LowLatencyLog.Layout;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Appender;
 

@@ -1,9 +1,9 @@
 using System;
 using System.IO;
-using log4net.Appender;
 using log4net.Core;
 using log4net.Util;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Appender;
 

@@ -5,7 +5,8 @@ using System.Text;
 using System.Threading;
 using log4net.Core;
 using log4net.Util;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Appender;
 

@@ -1,18 +1,19 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
-using System.Text;
+
 using System.Threading;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
-using LowLatencyLog.Async;
 using LowLatencyLog.Configuration;
-using LowLatencyLog.Core;
-using LowLatencyLog.IO;
+using LowLatencyLog.Engine;
+using LowLatencyLog.Files;
+using LowLatencyLog.Forwarding;
 using LowLatencyLog.Layout;
 using LowLatencyLog.Log4netInternals;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Appender;
 

@@ -1,7 +1,7 @@
 using System;
 using LowLatencyLog.Configuration;
-using LowLatencyLog.Core.Disruptor;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine.Disruptor;
+using LowLatencyLog.Engine;
 
 namespace LowLatencyLog.Appender;
 
@@ -39,7 +39,7 @@ public sealed class DisruptorAsyncAppender : AsyncForwardingAppender
 
     private protected override IQueueFactory CreateQueueFactory(Action<string> reportError)
     {
-        LowLatencyLog.Core.Disruptor.ProducerType producerType = SettingReader.Name("producerType", ProducerType, LowLatencyLog.Core.Disruptor.ProducerType.Multi, reportError);
+        LowLatencyLog.Engine.Disruptor.ProducerType producerType = SettingReader.Name("producerType", ProducerType, LowLatencyLog.Engine.Disruptor.ProducerType.Multi, reportError);
         // A misused Single is reported through the appender's own reports, which reach the internal log.
         return new DisruptorQueueFactory(producerType, null);
     }

@@ -3,8 +3,8 @@ using System.IO;
 using System.Threading;
 using log4net.Appender;
 using log4net.Core;
-using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Forwarding;
 
 namespace LowLatencyLog.Appender;
 

@@ -1,7 +1,7 @@
 using System;
 using log4net.Appender;
 using LowLatencyLog.Configuration;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
 
 namespace LowLatencyLog.Appender;
 
@@ -98,7 +98,6 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     /// <paramref name="clock"/> (unless <see cref="DateTimeStrategy"/> is set).</summary>
     internal RollingBufferedFileAppender(IFileSystem files, IClock clock)
         : base(files) => _clock = clock;
-
 
     private protected override RollingPolicy CreateRollingPolicy(Action<string> report) =>
         new RollingPolicy(

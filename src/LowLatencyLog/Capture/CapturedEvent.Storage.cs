@@ -82,7 +82,7 @@ internal readonly partial struct CapturedEvent
     }
 
 #if NET8_0_OR_GREATER
-    /// <summary>Copies <paramref name="source"/> into a slot one field at a time (<see cref="Core.ItemCopy"/> says why).</summary>
+    /// <summary>Copies <paramref name="source"/> into a slot one field at a time (<see cref="Engine.ItemCopy"/> says why).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Write(ref CapturedEvent destination, in CapturedEvent source, string? message, MessageText? text)
     {

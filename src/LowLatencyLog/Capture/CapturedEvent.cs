@@ -5,7 +5,7 @@ using log4net.Core;
 using log4net.Repository;
 using log4net.Util;
 
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
 using LowLatencyLog.Log4netInternals;
 
 namespace LowLatencyLog.Capture;

@@ -1,4 +1,4 @@
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
 
 namespace LowLatencyLog.Capture;
 

@@ -13,7 +13,7 @@ namespace LowLatencyLog.Capture;
 /// Written by the producer that claimed the slot, read by the worker after the slot's publication, and moved with the
 /// event into the worker's batch (the batch's spare storage takes its place in the slot), so it is never written
 /// while it is read. A message longer than <see cref="MaxLength"/> stays a string: a slot's storage never grows past it.
-/// Queues of up to <see cref="Core.ItemCopy.PrepareLimit"/> slots create it with the queue; larger ones on each slot's
+/// Queues of up to <see cref="Engine.ItemCopy.PrepareLimit"/> slots create it with the queue; larger ones on each slot's
 /// first use.
 /// </remarks>
 internal sealed class MessageText

@@ -1,8 +1,8 @@
 using System;
 using log4net.Core;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Core.Waiting;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine.Waiting;
+using LowLatencyLog.Engine;
 
 namespace LowLatencyLog.Configuration;
 

@@ -1,7 +1,7 @@
 using System;
 using System.Text;
 using log4net.Appender;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
 
 namespace LowLatencyLog.Configuration;
 

@@ -1,5 +1,5 @@
 using System;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
 
 namespace LowLatencyLog.Configuration;
 

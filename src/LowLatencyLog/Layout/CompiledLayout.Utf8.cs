@@ -1,7 +1,8 @@
 using System.Runtime.CompilerServices;
 #if NET8_0_OR_GREATER
-using LowLatencyLog.Core;
-using LowLatencyLog.IO;
+using LowLatencyLog.Engine;
+using LowLatencyLog.Files;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;
 

@@ -4,8 +4,8 @@ using System.Runtime.CompilerServices;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Core;
-using LowLatencyLog.IO;
+using LowLatencyLog.Engine;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;
 

@@ -1,7 +1,7 @@
 using System;
 using log4net.Core;
 using log4net.Util;
-using LowLatencyLog.IO;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;
 

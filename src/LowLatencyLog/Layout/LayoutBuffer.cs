@@ -3,7 +3,7 @@ using System.Globalization;
 using System.IO;
 using System.Runtime.CompilerServices;
 using System.Text;
-using LowLatencyLog.IO;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;
 

@@ -2,7 +2,7 @@ using System;
 using System.IO;
 using log4net.Core;
 using log4net.Util;
-using LowLatencyLog.IO;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;
 

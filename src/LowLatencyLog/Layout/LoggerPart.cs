@@ -1,6 +1,6 @@
 using System;
 using System.Globalization;
-using LowLatencyLog.IO;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;
 

@@ -3,7 +3,7 @@ using System.Globalization;
 using System.IO;
 using System.Text;
 using log4net.Core;
-using LowLatencyLog.IO;
+using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;
 

@@ -8,7 +8,6 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.ObjectRenderer;
 using log4net.Repository.Hierarchy;
-using log4net.Util;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;

@@ -1,9 +1,8 @@
 using System.Linq;
-using log4net.Core;
 using System.Reflection;
 using System.Threading;
+using log4net.Core;
 using LowLatencyLog.Appender;
-using LowLatencyLog.Tests.Appender;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 

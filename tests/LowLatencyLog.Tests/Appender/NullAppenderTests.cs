@@ -5,8 +5,8 @@ using log4net;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
-using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Forwarding;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 

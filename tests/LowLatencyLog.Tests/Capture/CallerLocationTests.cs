@@ -5,17 +5,17 @@ using System.IO;
 using System.Linq;
 using System.Reflection;
 using System.Threading.Tasks;
-using LowLatencyLog.Appender;
-using LowLatencyLog.Capture;
-using LowLatencyLog.Log4netInternals;
-using LowLatencyLog.Tests.Support;
-using NUnit.Framework;
 using log4net;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using log4net.Repository.Hierarchy;
 using log4net.Util;
+using LowLatencyLog.Appender;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Log4netInternals;
+using LowLatencyLog.Tests.Support;
+using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Capture;
 

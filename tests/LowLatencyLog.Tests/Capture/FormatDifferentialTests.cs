@@ -3,7 +3,6 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Text;
-using System.Threading;
 using log4net;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;

@@ -2,12 +2,12 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Reflection;
+using log4net.Core;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Core;
-using LowLatencyLog.Core.Disruptor;
+using LowLatencyLog.Engine.Disruptor;
+using LowLatencyLog.Engine;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
-using log4net.Core;
 
 namespace LowLatencyLog.Tests.Capture;
 

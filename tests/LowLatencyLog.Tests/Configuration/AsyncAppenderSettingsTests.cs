@@ -1,14 +1,12 @@
 using System;
 using System.Linq;
+using log4net;
+using log4net.Core;
 using LowLatencyLog.Appender;
-using LowLatencyLog.Configuration;
-using LowLatencyLog.Core;
-using LowLatencyLog.Core.Waiting;
+using LowLatencyLog.Engine.Waiting;
 using LowLatencyLog.Tests.Appender;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
-using log4net;
-using log4net.Core;
 
 namespace LowLatencyLog.Tests.Configuration;
 

@@ -5,8 +5,8 @@ using log4net.Core;
 using log4net.Filter;
 using log4net.Layout;
 using LowLatencyLog.Appender;
-using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Forwarding;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
@@ -228,7 +228,7 @@ public sealed class CapturedEventRenderingTests
 
     private sealed class DerivedFileAppender : BufferedFileAppender
     {
-        public DerivedFileAppender(LowLatencyLog.IO.IFileSystem files)
+        public DerivedFileAppender(LowLatencyLog.Files.IFileSystem files)
             : base(files)
         {
         }

@@ -6,9 +6,9 @@ using System.Text;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
-using LowLatencyLog.IO;
 using LowLatencyLog.Layout;
 using LowLatencyLog.Tests.Support;
+using LowLatencyLog.Text;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Layout;

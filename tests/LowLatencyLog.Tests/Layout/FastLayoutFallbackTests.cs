@@ -1,14 +1,12 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
-using System.Linq;
 using log4net.Core;
 using log4net.Layout;
 using log4net.Layout.Pattern;
 using log4net.Util;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Tests.Support;
-using LowLatencyLog.IO;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Layout;

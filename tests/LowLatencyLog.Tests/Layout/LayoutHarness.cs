@@ -8,10 +8,10 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.Repository;
 using log4net.Util;
-using LowLatencyLog.IO;
 using LowLatencyLog.Appender;
-using LowLatencyLog.Async;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Files;
+using LowLatencyLog.Forwarding;
 using LowLatencyLog.Tests.Support;
 
 namespace LowLatencyLog.Tests.Layout;

@@ -3,12 +3,12 @@ using System.Globalization;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
-using LowLatencyLog.Capture;
-using LowLatencyLog.Log4netInternals;
-using NUnit.Framework;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Repository;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Log4netInternals;
+using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Log4netInternals;
 

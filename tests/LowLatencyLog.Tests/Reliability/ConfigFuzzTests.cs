@@ -2,7 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Security;
-using System.Text;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;

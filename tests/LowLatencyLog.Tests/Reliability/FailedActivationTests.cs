@@ -1,13 +1,12 @@
 using System;
 using System.Diagnostics;
 using System.Linq;
-using System.Threading;
 using System.Threading.Tasks;
 using log4net.Core;
 using log4net.Util;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 

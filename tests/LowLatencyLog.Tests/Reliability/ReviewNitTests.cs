@@ -5,7 +5,7 @@ using System.Threading;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 

@@ -1,6 +1,6 @@
 using System;
 using log4net.Appender;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
 
 namespace LowLatencyLog.Tests.Support;
 

@@ -1,5 +1,5 @@
-using LowLatencyLog.Core;
-using LowLatencyLog.Core.Disruptor;
+using LowLatencyLog.Engine.Disruptor;
+using LowLatencyLog.Engine;
 
 namespace LowLatencyLog.Tests.Support;
 

@@ -2,7 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
-using LowLatencyLog.Core;
+using LowLatencyLog.Engine;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Support;

@@ -1,6 +1,6 @@
 using System;
 using System.IO;
-using LowLatencyLog.IO;
+using LowLatencyLog.Files;
 
 namespace LowLatencyLog.Tests.Support;
 

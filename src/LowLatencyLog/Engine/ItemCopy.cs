@@ -1,0 +1,91 @@
+using System;
+using System.Runtime.CompilerServices;
+
+namespace LowLatencyLog.Engine;
+
+/// <summary>Copies an item into a queue slot, moves it out into the worker's batch, and clears a delivered batch.</summary>
+/// <remarks>
+/// <para>An item with storage of its own (<see cref="SlotStorage{T}"/>: the appenders' slot owns storage for its
+/// message text, which must stay with a slot or a batch entry rather than be copied as a reference) is stored, taken
+/// and cleared by its type's rules; any other by assignment.</para>
+/// <para>Assigning a struct with several references in one go, .NET 9 and later use the bulk write barrier, which marks
+/// the destination's GC cards whatever the references point to; every gen-0 collection then scans every slot written
+/// since the previous one (an application's gen-0 pauses grow several times while an async appender with a large
+/// buffer is busy). The slot is therefore stored field by field: each reference takes the plain barrier, which marks a
+/// card only for a young object, and the appenders store none (interned or long-lived strings, levels, repositories,
+/// the slot's own text storage). The appenders' slot type does this in its storage rules.</para>
+/// </remarks>
+internal static class ItemCopy
+{
+    /// <summary>Producer side: stores <paramref name="source"/> in a claimed slot.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Copy<T>(ref T destination, in T source)
+    {
+        // A constant once the type is initialized (a queue prepares its slots first): the JIT keeps one branch.
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null)
+        {
+            storage.Store(ref destination, in source);
+            return;
+        }
+
+        destination = source;
+    }
+
+    /// <summary>
+    /// Slots of queues up to this capacity get their item's storage when the queue is created, so that no logging call
+    /// allocates it (the first lap through a larger queue does, once per slot).
+    /// </summary>
+    public const int PrepareLimit = 65536;
+
+    /// <summary>Gives a new slot (or batch entry) the storage its items keep.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Prepare<T>(ref T slot) => SlotStorage<T>.OfItem?.Prepare(ref slot);
+
+    /// <summary>Prepares every entry of a batch array or a ring of items (up to <see cref="PrepareLimit"/>).</summary>
+    public static T[] Prepare<T>(T[] items)
+    {
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null && items.Length <= PrepareLimit)
+        {
+            for (int i = 0; i < items.Length; i++)
+            {
+                storage.Prepare(ref items[i]);
+            }
+        }
+
+        return items;
+    }
+
+    /// <summary>Worker side: moves a published slot's item into the batch and leaves the slot empty.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Take<T>(ref T destination, ref T slot)
+    {
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null)
+        {
+            storage.Take(ref destination, ref slot);
+            return;
+        }
+
+        destination = slot;
+        slot = default!;
+    }
+
+    /// <summary>Worker side: forgets the delivered items' references (the queue keeps none alive).</summary>
+    public static void ClearDelivered<T>(T[] items, int count)
+    {
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                storage.ClearDelivered(ref items[i]);
+            }
+
+            return;
+        }
+
+        Array.Clear(items, 0, count);
+    }
+}

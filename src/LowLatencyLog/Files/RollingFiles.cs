@@ -1,0 +1,386 @@
+using System;
+using System.Globalization;
+using System.IO;
+
+namespace LowLatencyLog.Files;
+
+/// <summary>
+/// The file names and renames of log4net's <c>RollingFileAppender</c>, reproduced so that a configuration moved over
+/// produces the same files: which file is written, when it rolls, and how backups are numbered, renamed and deleted.
+/// </summary>
+/// <remarks>
+/// <para>The state is log4net's: the base file name, the file being written, the number of size backups in the current
+/// period, the name the current file gets at the next date roll (<see cref="_scheduledFileName"/>), the time of the
+/// last roll and of the next date check. The appender asks <see cref="DateRollDue"/> and <see cref="SizeRollDue"/>
+/// before each event and calls the roll methods with a callback that closes the current file; it then opens the file
+/// name returned, truncating it.</para>
+/// <para>Dates are formatted with the invariant culture, as log4net does. Rename and delete failures are reported and
+/// the roll goes on, as in log4net.</para>
+/// </remarks>
+internal sealed partial class RollingFiles
+{
+    private static readonly DateTime Date1970 = new DateTime(1970, 1, 1);
+
+    private readonly RollingOptions _options;
+
+    private readonly IClock _clock;
+
+    private readonly Action<string, Exception?> _reportError;
+
+    private readonly string _baseFileName;
+
+    private string? _scheduledFileName;
+
+    private DateTime _now;
+
+    private DateTime _nextCheck = DateTime.MaxValue;
+
+    private DateTime _boundary; // the period boundary the last date roll crossed
+    private RollPoint _rollPoint;
+
+    public RollingFiles(string baseFileName, RollingOptions options, IClock clock, Action<string, Exception?> reportError)
+    {
+        _baseFileName = baseFileName;
+        CurrentFile = baseFileName;
+        _options = options;
+        _clock = clock;
+        _reportError = reportError;
+    }
+
+    /// <summary>Size backups made in the current period (log4net's <c>CurrentSizeRollBackups</c>).</summary>
+    public int CurrentSizeRollBackups { get; private set; }
+
+    /// <summary>The file being written (the base name, or a dated/numbered one when staticLogFileName is false).</summary>
+    public string CurrentFile { get; private set; }
+
+    /// <summary>
+    /// Sets the starting state from the files present: counts existing backups, rolls a base file left over from an
+    /// earlier period, and rolls the existing file out of the way when not appending.
+    /// </summary>
+    /// <param name="append">Whether the file is appended to (false for <see cref="RollingMode.Once"/>).</param>
+    /// <returns>The file to open.</returns>
+    public string Activate(bool append)
+    {
+        if (_options.RollDate)
+        {
+            _now = _clock.Now;
+            _rollPoint = ComputeCheckPeriod(_options.DatePattern);
+            _nextCheck = NextCheckDate(_now, _rollPoint);
+            _scheduledFileName = CombinePath(_baseFileName, Format(_now, _options.DatePattern));
+        }
+
+        RecoverInterruptedRoll();
+        DetermineCurrentSizeRollBackups();
+        RollOverIfDateBoundaryCrossed();
+        if (!append)
+        {
+            string fileName = NextOutputFileName();
+            if (File.Exists(fileName) && _options.MaxSizeRollBackups != 0)
+            {
+                RollOverRenameFiles(fileName);
+            }
+        }
+
+        return StartFile();
+    }
+
+    /// <summary>True if the time has crossed into a new period; then <see cref="RollOverTime"/> is due.</summary>
+    public bool DateRollDue()
+    {
+        if (!_options.RollDate)
+        {
+            return false;
+        }
+
+        DateTime now = _clock.Now;
+        if (now < _nextCheck)
+        {
+            return false;
+        }
+
+        _boundary = _nextCheck;
+        _now = now;
+        _nextCheck = NextCheckDate(now, _rollPoint);
+        return true;
+    }
+
+    /// <summary>
+    /// True when the last roll could not move the current file away (its rename failed): the file still holds its
+    /// events, so it is opened again to append rather than truncated, and nothing written is lost.
+    /// </summary>
+    public bool CurrentFileStayed { get; private set; }
+
+    /// <summary>
+    /// Other processes write these files too (under the lock the caller holds while rolling): a date roll whose dated
+    /// name exists already was made by one of them, and the current file, started by that process, is kept.
+    /// </summary>
+    public bool Shared { get; set; }
+
+    /// <summary>True if a file holding <paramref name="length"/> bytes must be rolled before the next event.</summary>
+    public bool SizeRollDue(long length) => _options.RollSize && length >= _options.MaxFileSize;
+
+    /// <summary>True if a size roll starts the same file again, truncated (no backups, static name).</summary>
+    public bool SizeRollTruncates => _options.MaxSizeRollBackups == 0 && _options.StaticLogFileName;
+
+    /// <summary>The size limit, for callers that estimate before counting exactly.</summary>
+    public long MaxFileSize => _options.RollSize ? _options.MaxFileSize : long.MaxValue;
+
+    /// <summary>
+    /// Rolls to the new period: closes the current file (<paramref name="closeFile"/>), renames it and its size backups
+    /// to the dated names when the file name is static, and returns the file to open; null if nothing changed.
+    /// </summary>
+    public string? RollOverTime(Action closeFile)
+    {
+        CurrentFileStayed = false;
+        if (_options.StaticLogFileName)
+        {
+            string dated = CombinePath(CurrentFile, Format(_now, _options.DatePattern));
+            if (string.Equals(_scheduledFileName, dated, StringComparison.Ordinal))
+            {
+                _reportError($"Date roll found the scheduled file name unchanged [{dated}]; not rolling.", null);
+                return null;
+            }
+
+            closeFile();
+            if (Shared && RolledByAnotherProcess(_scheduledFileName!))
+            {
+                CurrentSizeRollBackups = 0;
+                _scheduledFileName = CombinePath(CurrentFile, Format(_now, _options.DatePattern));
+                CurrentFileStayed = true; // appended to, never truncated: it holds another process's events
+                return StartFile();
+            }
+
+            for (int i = 1; i <= CurrentSizeRollBackups; i++)
+            {
+                RollFile(CombinePath(CurrentFile, "." + i), CombinePath(_scheduledFileName!, "." + i));
+            }
+
+            CurrentFileStayed = !RollFile(CurrentFile, _scheduledFileName!);
+        }
+        else
+        {
+            closeFile();
+        }
+
+        CurrentSizeRollBackups = 0;
+        _scheduledFileName = CombinePath(CurrentFile, Format(_now, _options.DatePattern));
+        return StartFile();
+    }
+
+    /// <summary>Rolls by size: closes the current file, renames or deletes backups, and returns the file to open.</summary>
+    public string RollOverSize(Action closeFile)
+    {
+        CurrentFileStayed = false;
+        closeFile();
+        if (Shared)
+        {
+            DetermineCurrentSizeRollBackups(); // other processes roll too: count the backups they made
+        }
+
+        RollOverRenameFiles(CurrentFile);
+        if (!_options.StaticLogFileName && _options.CountDirection >= 0)
+        {
+            CurrentSizeRollBackups++;
+        }
+
+        return StartFile();
+    }
+
+    /// <summary>At start: a static base file last written in an earlier period is renamed to that period's name.</summary>
+    private void RollOverIfDateBoundaryCrossed()
+    {
+        if (!_options.StaticLogFileName || !_options.RollDate || !File.Exists(_baseFileName))
+        {
+            return;
+        }
+
+        string last = Format(File.GetLastWriteTime(_baseFileName), _options.DatePattern);
+        if (string.Equals(last, Format(_now, _options.DatePattern), StringComparison.Ordinal))
+        {
+            return;
+        }
+
+        _scheduledFileName = CombinePath(_baseFileName, last);
+        RollOverTime(() => { });
+    }
+
+    /// <summary>Renames the backups one step (or deletes the oldest) to free a slot for the file being rolled.</summary>
+    /// <remarks>
+    /// The file being rolled is moved out of the way first, to a name of its own: if it cannot be moved (another
+    /// process holds it), nothing else is touched, so a roll that keeps failing never deletes or shifts a backup.
+    /// </remarks>
+    private void RollOverRenameFiles(string fileName)
+    {
+        int max = _options.MaxSizeRollBackups;
+        if (max == 0)
+        {
+            return;
+        }
+
+        bool movesCurrent = _options.CountDirection < 0 || _options.StaticLogFileName;
+        string? moved = null;
+        if (movesCurrent && File.Exists(fileName))
+        {
+            moved = fileName + RollingSuffix;
+            if (!RollFile(fileName, moved))
+            {
+                CurrentFileStayed = true;
+                return;
+            }
+        }
+
+        if (_options.CountDirection < 0)
+        {
+            if (CurrentSizeRollBackups == max)
+            {
+                DeleteFile(CombinePath(fileName, "." + max.ToString(CultureInfo.InvariantCulture)));
+                CurrentSizeRollBackups--;
+            }
+
+            for (int i = CurrentSizeRollBackups; i >= 1; i--)
+            {
+                RollFile(CombinePath(fileName, "." + i.ToString(CultureInfo.InvariantCulture)),
+                         CombinePath(fileName, "." + (i + 1).ToString(CultureInfo.InvariantCulture)));
+            }
+
+            CurrentSizeRollBackups++;
+            CurrentFileStayed = !FinishMove(moved, fileName, CombinePath(fileName, ".1"));
+            return;
+        }
+
+        if (CurrentSizeRollBackups >= max && max > 0)
+        {
+            int oldest = CurrentSizeRollBackups - max + (_options.StaticLogFileName ? 1 : 0);
+            string archiveBase = fileName;
+            if (!_options.StaticLogFileName)
+            {
+                // The current file carries its number (and maybe a date); the archive name keeps only the date.
+                if (_options.PreserveLogFileNameExtension)
+                {
+                    string extension = Path.GetExtension(archiveBase);
+                    string stem = Path.Combine(Path.GetDirectoryName(archiveBase) ?? "", Path.GetFileNameWithoutExtension(archiveBase));
+                    int dot = stem.LastIndexOf('.');
+                    if (dot >= 0)
+                    {
+                        archiveBase = stem.Substring(0, dot) + extension;
+                    }
+                }
+                else
+                {
+                    int dot = archiveBase.LastIndexOf('.');
+                    if (dot >= 0)
+                    {
+                        archiveBase = archiveBase.Substring(0, dot);
+                    }
+                }
+            }
+
+            DeleteFile(CombinePath(archiveBase, "." + oldest.ToString(CultureInfo.InvariantCulture)));
+        }
+
+        if (_options.StaticLogFileName)
+        {
+            CurrentSizeRollBackups++;
+            CurrentFileStayed = !FinishMove(moved, fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)));
+        }
+    }
+
+    /// <summary>
+    /// A process killed between a roll's two moves leaves the rolled file under its interim name. With the file name
+    /// static and no current file yet, it goes back to that name (its events are the newest); otherwise it is reported
+    /// and kept as it is.
+    /// </summary>
+    private void RecoverInterruptedRoll()
+    {
+        string interim = _baseFileName + RollingSuffix;
+        if (!File.Exists(interim))
+        {
+            return;
+        }
+
+        if (_options.StaticLogFileName && !File.Exists(_baseFileName) && RollFile(interim, _baseFileName))
+        {
+            return;
+        }
+
+        _reportError($"Found [{interim}], left by a roll that was interrupted; it is kept as it is.", null);
+    }
+
+    /// <summary>
+    /// Whether another process sharing the files made the dated backup of the period that just ended: it exists and was
+    /// written within that period. A dated name from an earlier cycle of a repeating pattern (a weekday, an hour of
+    /// the day) was written long before, and is rolled over as log4net does.
+    /// </summary>
+    private bool RolledByAnotherProcess(string dated)
+    {
+        try
+        {
+            var info = new FileInfo(dated);
+            return info.Exists && info.LastWriteTime > _boundary - (_nextCheck - _boundary);
+        }
+        catch (Exception)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>The name a file being rolled has between its two moves.</summary>
+    internal const string RollingSuffix = ".rolling";
+
+    /// <summary>Moves the rolled file from its interim name to its backup name; if that fails, back where it was.</summary>
+    /// <returns>False when the file is back under <paramref name="fileName"/> (it stayed).</returns>
+    private bool FinishMove(string? moved, string fileName, string backup)
+    {
+        if (moved != null && !File.Exists(moved))
+        {
+            // Moved on by someone else meanwhile (a process starting up that took it for a killed roll): the current
+            // file is not known to be empty, so it is appended to rather than started again.
+            _reportError($"The file being rolled [{moved}] disappeared before it reached [{backup}].", null);
+            return false;
+        }
+
+        if (moved == null || RollFile(moved, backup))
+        {
+            return true;
+        }
+
+        RollFile(moved, fileName);
+        return false;
+    }
+
+    /// <summary>Moves <paramref name="from"/> to <paramref name="to"/>; false, reported, if it exists and could not be moved.</summary>
+    private bool RollFile(string from, string to)
+    {
+        if (!File.Exists(from))
+        {
+            return true;
+        }
+
+        DeleteFile(to);
+        try
+        {
+            File.Move(from, to);
+            return true;
+        }
+        catch (Exception ex) when (ex is IOException || ex is UnauthorizedAccessException)
+        {
+            _reportError($"Could not roll file [{from}] -> [{to}]; writing on in it.", ex);
+            return false;
+        }
+    }
+
+    private void DeleteFile(string path)
+    {
+        try
+        {
+            if (File.Exists(path))
+            {
+                File.Delete(path);
+            }
+        }
+        catch (Exception ex) when (ex is IOException || ex is UnauthorizedAccessException)
+        {
+            _reportError($"Could not delete file [{path}].", ex);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+using System;
+using System.Diagnostics;
+
+namespace LowLatencyLog.Files;
+
+/// <summary>
+/// When a rolling file appender rolls, given to the file appender at activation: a date roll at the first batch after
+/// a period's end, a size roll before the event that finds the file at the limit, and after a size roll that could not
+/// move the file away, a pause before the next attempt. The file appender performs each roll at an event boundary.
+/// </summary>
+internal sealed class RollingPolicy
+{
+    /// <summary>After a size roll that could not move the file away, the next attempt waits this long.</summary>
+    internal const int RetryRollMilliseconds = 1000;
+
+    private readonly RollingOptions _options;
+    private readonly IClock _clock;
+    private RollingFiles? _files;
+    private long _nextSizeRoll;
+
+    public RollingPolicy(RollingOptions options, IClock clock)
+    {
+        _options = options;
+        _clock = clock;
+    }
+
+    /// <summary>The files, once <see cref="Start"/> ran.</summary>
+    public RollingFiles? Files => _files;
+
+    /// <summary>Rolls what earlier runs left as log4net would at start-up; returns the file to open.</summary>
+    public string Start(string path, bool append, bool shared, Action<string, Exception?> reportError)
+    {
+        _files = new RollingFiles(path, _options, _clock, reportError) { Shared = shared };
+        _nextSizeRoll = 0;
+        return _files.Activate(append);
+    }
+
+    /// <summary>Whether a date roll is due before the next batch (the clock is read once per batch).</summary>
+    public bool DateRollDue() => _files != null && _files.DateRollDue();
+
+    /// <summary>The size that makes the next event roll the file; <see cref="long.MaxValue"/> when size never does.</summary>
+    public long SizeLimit => _files?.MaxFileSize ?? long.MaxValue;
+
+    /// <summary>Whether a size roll may be tried now (not within the pause after one that could not move the file).</summary>
+    public bool SizeRollAllowed => Stopwatch.GetTimestamp() >= _nextSizeRoll;
+
+    /// <summary>The roll to perform: given the action that closes the current file, returns the file to open next.</summary>
+    public Func<Action, string?> Roll(bool byDate) => byDate ? _files!.RollOverTime : _files!.RollOverSize;
+
+    /// <summary>Whether the file could not be moved away by the last roll (it keeps its events: opened for append).</summary>
+    public bool CurrentFileStayed => _files!.CurrentFileStayed;
+
+    /// <summary>Whether a size roll only truncates the file (no backups, a static name).</summary>
+    public bool SizeRollTruncates => _files!.SizeRollTruncates;
+
+    /// <summary>After a size roll: pauses the next attempt when this one could not move the file.</summary>
+    public void AfterSizeRoll()
+    {
+        if (_files!.CurrentFileStayed)
+        {
+            _nextSizeRoll = Stopwatch.GetTimestamp() + Stopwatch.Frequency * RetryRollMilliseconds / 1000;
+        }
+    }
+}
