@@ -6,7 +6,7 @@ using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
 using BenchmarkDotNet.Toolchains.InProcess.NoEmit;
 using LowLatencyLog.Benchmarks.Cases;
-using LowLatencyLog.Benchmarks.Charts;
+using LowLatencyLog.Benchmarks.Csv;
 using LowLatencyLog.Benchmarks.Latency;
 using LowLatencyLog.Benchmarks.Quick;
 using LowLatencyLog.Benchmarks.Soak;
@@ -19,7 +19,7 @@ public static class Program
     /// <c>--smoke</c>: every benchmark once, in process, with a dry job; exits 1 if any benchmark failed or did not run
     /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the CPU at steady low rates and the time to file
     /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--overload</c>, <c>--cold</c> (and its <c>--cold-child</c>),
-    /// <c>--latency</c>, <c>--latency-smoke</c>, <c>--charts</c>, <c>--soak</c>, <c>--soak-smoke</c>: see <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
+    /// <c>--latency</c>, <c>--latency-smoke</c>, <c>--soak</c>, <c>--soak-smoke</c>: see <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
     /// </summary>
     public static int Main(string[] args)
     {
@@ -44,8 +44,6 @@ public static class Program
                 return LatencyHarness.Run(args);
             case "--latency-smoke":
                 return LatencyHarness.Smoke();
-            case "--charts":
-                return ChartCommand.Run(args);
             case "--soak":
                 return SoakCommand.Run(args);
             case "--soak-smoke":
@@ -98,7 +96,6 @@ public static class Program
           --cold [case,case...] [kinds] [csv]                 each case in a new process: first 500,000 calls and first
                                                               second against the warm rate
           --latency-smoke                                     a ~15 s latency run that checks its own output (CI)
-          --charts [csv folder] [png folder]                  PNG charts from the CSV files (default BenchmarkDotNet.Artifacts/results)
           --soak [seconds] [appender] [csv]                   seconds per mode (default 600) at full rate, Block then Discard;
                                                               checks counts, lines on disk and flat memory; CSV and charts
           --soak-smoke                                        a 30 s soak (15 s per mode) that checks the same (CI)

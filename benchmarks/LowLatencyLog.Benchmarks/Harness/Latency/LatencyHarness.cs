@@ -7,7 +7,7 @@ using System.Linq;
 using System.Threading;
 using HdrHistogram;
 using LowLatencyLog.Benchmarks.Cases;
-using LowLatencyLog.Benchmarks.Charts;
+using LowLatencyLog.Benchmarks.Csv;
 using LowLatencyLog.Benchmarks.Quick;
 
 namespace LowLatencyLog.Benchmarks.Latency;

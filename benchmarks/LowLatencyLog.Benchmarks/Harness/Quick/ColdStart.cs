@@ -7,6 +7,7 @@ using System.Linq;
 using System.Runtime.InteropServices;
 using System.Text.Json;
 using LowLatencyLog.Benchmarks.Cases;
+using LowLatencyLog.Benchmarks.Csv;
 
 namespace LowLatencyLog.Benchmarks.Quick;
 
@@ -78,8 +79,8 @@ internal static class ColdStart
                     CultureInfo.InvariantCulture,
                     "| {0} | {1} | {2} | {3:F2} | {4} | {5} | {6:F2} | {7:F0} / {8:F0} | {9:F0} / {10:F0} | {11} / {12} |",
                     r.Case,
-                    QuickComparison.FormatRate(r.Cold.FirstEventsRate), QuickComparison.FormatRate(r.Warm.FirstEventsRate), r.Cold.FirstEventsRate / r.Warm.FirstEventsRate,
-                    QuickComparison.FormatRate(r.Cold.FirstSecondRate), QuickComparison.FormatRate(r.Warm.FirstSecondRate), r.Cold.FirstSecondRate / r.Warm.FirstSecondRate,
+                    RateText.Format(r.Cold.FirstEventsRate), RateText.Format(r.Warm.FirstEventsRate), r.Cold.FirstEventsRate / r.Warm.FirstEventsRate,
+                    RateText.Format(r.Cold.FirstSecondRate), RateText.Format(r.Warm.FirstSecondRate), r.Cold.FirstSecondRate / r.Warm.FirstSecondRate,
                     r.Cold.OpenMilliseconds, r.Warm.OpenMilliseconds, r.Cold.BytesPerCall, r.Warm.BytesPerCall,
                     $"{r.Cold.Gen0}/{r.Cold.Gen1}/{r.Cold.Gen2}", $"{r.Warm.Gen0}/{r.Warm.Gen1}/{r.Warm.Gen2}"));
             }

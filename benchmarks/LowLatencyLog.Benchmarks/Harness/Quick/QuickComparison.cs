@@ -4,7 +4,7 @@ using System.Globalization;
 using System.IO;
 using System.Linq;
 using LowLatencyLog.Benchmarks.Cases;
-using LowLatencyLog.Benchmarks.Charts;
+using LowLatencyLog.Benchmarks.Csv;
 
 namespace LowLatencyLog.Benchmarks.Quick;
 
@@ -174,7 +174,7 @@ internal static class QuickComparison
                 }
 
                 string ratio = reference.TryGetValue(producers[i], out double baseline) ? $" ({row.EventsPerSecond / baseline:F1}×)" : "";
-                return FormatRate(row.EventsPerSecond) + ratio;
+                return RateText.Format(row.EventsPerSecond) + ratio;
             });
             var bytes = cells.Select(row => row == null ? "-" : row.ProducerBytesPerCall.ToString("F0", CultureInfo.InvariantCulture));
             var collections = cells.Select(row => row == null ? "-" : $"{row.Gen0}/{row.Gen1}/{row.Gen2}");
@@ -187,10 +187,6 @@ internal static class QuickComparison
         lines.Add($"B/call: bytes each producer thread allocated per call. gen0/1/2: collections during the median run of {events:N0} events.");
         return string.Join(Environment.NewLine, lines);
     }
-
-    public static string FormatRate(double eventsPerSecond) => eventsPerSecond >= 1e6
-        ? (eventsPerSecond / 1e6).ToString("F2", CultureInfo.InvariantCulture) + " M/s"
-        : (eventsPerSecond / 1e3).ToString("F0", CultureInfo.InvariantCulture) + " k/s";
 }
 
 /// <summary>Where the commands write their CSV files: BenchmarkDotNet's own results folder.</summary>

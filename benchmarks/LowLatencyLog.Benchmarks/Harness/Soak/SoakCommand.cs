@@ -12,7 +12,7 @@ using log4net.Config;
 using log4net.Repository;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Benchmarks.Cases;
-using LowLatencyLog.Benchmarks.Charts;
+using LowLatencyLog.Benchmarks.Csv;
 using LowLatencyLog.Benchmarks.Quick;
 
 namespace LowLatencyLog.Benchmarks.Soak;
@@ -32,7 +32,6 @@ internal static class SoakCommand
 {
     private const int Producers = 4;
     private const long MaximumFileSize = 32L * 1024 * 1024;
-    private const string Header = "mode,second,working_set_mb,gc_heap_mb,gen0,gen1,gen2,queue_depth,sent,delivered,discarded";
 
     public static int Run(string[] args)
     {
@@ -72,19 +71,8 @@ internal static class SoakCommand
         }
 
         Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(csv))!);
-        File.WriteAllLines(csv, new[] { Header }.Concat(rows));
-        Console.WriteLine($"CSV: {csv}");
-        try
-        {
-            foreach (string png in ChartCommand.Soak(csv, Header, Path.GetDirectoryName(Path.GetFullPath(csv))!))
-            {
-                Console.WriteLine("chart: " + png);
-            }
-        }
-        catch (Exception e)
-        {
-            problems.Add("chart: " + e.Message);
-        }
+        File.WriteAllLines(csv, new[] { SoakCsv.Header }.Concat(rows));
+        Console.WriteLine($"CSV: {csv} (charts: dotnet run -c Release --project tools/LowLatencyLog.Charts -- soak {csv})");
 
         foreach (string problem in problems)
         {

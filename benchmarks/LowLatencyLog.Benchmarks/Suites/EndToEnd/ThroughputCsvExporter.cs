@@ -6,7 +6,7 @@ using System.Linq;
 using BenchmarkDotNet.Exporters;
 using BenchmarkDotNet.Loggers;
 using BenchmarkDotNet.Reports;
-using LowLatencyLog.Benchmarks.Charts;
+using LowLatencyLog.Benchmarks.Csv;
 
 namespace LowLatencyLog.Benchmarks.EndToEnd;
 

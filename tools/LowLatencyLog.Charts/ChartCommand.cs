@@ -6,23 +6,28 @@ using System.Linq;
 using ScottPlot;
 using ScottPlot.TickGenerators;
 
-namespace LowLatencyLog.Benchmarks.Charts;
+using LowLatencyLog.Benchmarks.Csv;
+
+namespace LowLatencyLog.Charts;
 
 /// <summary>
-/// <c>--charts [csv folder] [png folder]</c>: PNG charts from the CSV files the other commands write. Every
+/// <c>[csv folder] [png folder]</c>: PNG charts from the CSV files the benchmarks write. Every
 /// <c>*-throughput.csv</c> gives a chart of events/s against producers (one line per case); <c>latency*.csv</c> gives
 /// one chart of response-time percentiles per rate and producer count (one line per case). Both value axes are
 /// logarithmic: the cases differ by orders of magnitude.
 /// </summary>
 internal static class ChartCommand
 {
+    /// <summary>Where the benchmarks write their CSV files, from the repository's root.</summary>
+    public const string DefaultResults = "BenchmarkDotNet.Artifacts/results";
+
     private const int Width = 1100;
     private const int Height = 620;
 
     public static int Run(string[] args)
     {
-        string input = args.Length > 1 ? args[1] : Quick.ResultsFolder.Path;
-        string output = args.Length > 2 ? args[2] : input;
+        string input = args.Length > 0 ? args[0] : DefaultResults;
+        string output = args.Length > 1 ? args[1] : input;
         if (!Directory.Exists(input))
         {
             Console.Error.WriteLine($"No folder {input}: run a suite first, or name the folder holding the CSV files.");
@@ -80,7 +85,7 @@ internal static class ChartCommand
         plot.Axes.Bottom.TickGenerator = new NumericManual(
             producers.Select(p => Math.Log2(p)).ToArray(),
             producers.Select(p => p.ToString(CultureInfo.InvariantCulture)).ToArray());
-        plot.Axes.Left.TickGenerator = LogTicks(rows.Select(r => r.EventsPerSecond), v => Quick.QuickComparison.FormatRate(v));
+        plot.Axes.Left.TickGenerator = LogTicks(rows.Select(r => r.EventsPerSecond), RateText.Format);
         plot.Title($"{suite}, {kind}: events/s end to end (log scale)");
         plot.XLabel("producer threads");
         plot.YLabel("events per second, all lines on disk");

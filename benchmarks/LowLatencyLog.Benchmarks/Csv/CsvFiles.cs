@@ -4,7 +4,7 @@ using System.Globalization;
 using System.IO;
 using System.Linq;
 
-namespace LowLatencyLog.Benchmarks.Charts;
+namespace LowLatencyLog.Benchmarks.Csv;
 
 /// <summary>
 /// One throughput measurement: a case and message kind with a number of producers. -1 where a command does not
@@ -122,4 +122,18 @@ internal static class CsvFile
         using var reader = new StreamReader(path);
         return reader.ReadLine()?.Trim() == header;
     }
+}
+
+/// <summary>The soak CSV (<c>--soak</c>): one row a second per overflow mode.</summary>
+internal static class SoakCsv
+{
+    public const string Header = "mode,second,working_set_mb,gc_heap_mb,gen0,gen1,gen2,queue_depth,sent,delivered,discarded";
+}
+
+/// <summary>An events-per-second figure as the tables and charts print it.</summary>
+internal static class RateText
+{
+    public static string Format(double eventsPerSecond) => eventsPerSecond >= 1e6
+        ? (eventsPerSecond / 1e6).ToString("F2", CultureInfo.InvariantCulture) + " M/s"
+        : (eventsPerSecond / 1e3).ToString("F0", CultureInfo.InvariantCulture) + " k/s";
 }
