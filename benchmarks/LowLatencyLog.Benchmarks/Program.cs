@@ -97,7 +97,7 @@ public static class Program
                                                               second against the warm rate
           --latency-smoke                                     a ~15 s latency run that checks its own output (CI)
           --soak [seconds] [appender] [csv]                   seconds per mode (default 600) at full rate, Block then Discard;
-                                                              checks counts, lines on disk and flat memory; CSV and charts
+                                                              checks counts, lines on disk and flat memory; writes a CSV
           --soak-smoke                                        a 30 s soak (15 s per mode) that checks the same (CI)
           --idle-cpu [seconds] [wait strategy] [appenders]    CPU at 10, 1,000 and 10,000 events/s and time to file at 10/s
           --handoff [seconds]                                 what moving a cache line between two cores costs here
