@@ -71,9 +71,13 @@ public abstract partial class AsyncForwardingAppender
             throw new ArgumentNullException(nameof(appender));
         }
 
-        if (!_children.Add(appender))
+        // Under the lock ResolveCapture reads the children with: activation sees this child, or this call sees the settings.
+        lock (_childrenLock)
         {
-            return;
+            if (!_children.Add(appender))
+            {
+                return;
+            }
         }
 
         AsyncAppenderSettings? settings = _settings;
@@ -173,11 +177,12 @@ public abstract partial class AsyncForwardingAppender
 
         lock (_childrenLock)
         {
-            _carryObjects = CarriesObjects(_children.Current);
+            IAppender[] children = _children.Current;
+            _carryObjects = CarriesObjects(children);
             if (settings.Fix == null)
             {
                 FixFlags flags = FixResolver.Always;
-                foreach (IAppender child in _children.Current)
+                foreach (IAppender child in children)
                 {
                     flags |= FixResolver.Required(child);
                     if (!FixResolver.IsKnownType(child))
@@ -186,11 +191,11 @@ public abstract partial class AsyncForwardingAppender
                     }
                 }
 
-                _capture = WithLocationCapture(flags);
+                _capture = WithLocationCapture(flags, children);
                 return;
             }
 
-            _capture = WithLocationCapture(settings.Fix.Value);
+            _capture = WithLocationCapture(settings.Fix.Value, children);
         }
 
         foreach (IAppender child in examined)
@@ -208,7 +213,7 @@ public abstract partial class AsyncForwardingAppender
     /// With location in <paramref name="flags"/>: says which child's layout makes every call read the stack, and marks
     /// how little of the caller the layouts need (<see cref="CallerLocation"/>), so the logging thread reads only that.
     /// </summary>
-    private FixFlags WithLocationCapture(FixFlags flags)
+    private FixFlags WithLocationCapture(FixFlags flags, IAppender[] children)
     {
         if ((flags & FixFlags.LocationInfo) == 0)
         {
@@ -216,7 +221,7 @@ public abstract partial class AsyncForwardingAppender
         }
 
         var use = FixResolver.LocationUse.None;
-        foreach (IAppender child in _children.Current)
+        foreach (IAppender child in children)
         {
             (FixResolver.LocationUse childUse, string[] readers) = FixResolver.Location(child);
             use |= childUse;

@@ -159,7 +159,9 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
             _fastLayout = settings.FastLayout;
             SetLocking(settings.Sharing);
             CompileLayout();
+            RollingPolicy? previous = _rolling;
             _rolling = CreateRollingPolicy(report);
+            _rolling?.ContinueFrom(previous);
 
             if (string.IsNullOrWhiteSpace(File))
             {

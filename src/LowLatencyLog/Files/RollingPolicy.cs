@@ -31,7 +31,6 @@ internal sealed class RollingPolicy
     public string Start(string path, bool append, bool shared, Action<string, Exception?> reportError)
     {
         _files = new RollingFiles(path, _options, _clock, reportError) { Shared = shared };
-        _nextSizeRoll = 0;
         return _files.Activate(append);
     }
 
@@ -52,6 +51,9 @@ internal sealed class RollingPolicy
 
     /// <summary>Whether a size roll only truncates the file (no backups, a static name).</summary>
     public bool SizeRollTruncates => _files!.SizeRollTruncates;
+
+    /// <summary>Keeps the pause of the policy this one replaces (the appender activated again).</summary>
+    public void ContinueFrom(RollingPolicy? previous) => _nextSizeRoll = previous?._nextSizeRoll ?? 0;
 
     /// <summary>After a size roll: pauses the next attempt when this one could not move the file.</summary>
     public void AfterSizeRoll()
