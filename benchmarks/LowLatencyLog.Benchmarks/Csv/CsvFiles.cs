@@ -24,7 +24,7 @@ internal sealed record LatencyRow(
     double P50, double P90, double P99, double P999, double P9999, double Max,
     double ProducerBytesPerCall, int Gen0, int Gen1, int Gen2);
 
-/// <summary>The throughput CSV every throughput command writes and <c>--charts</c> reads.</summary>
+/// <summary>The throughput CSV every throughput command writes and the chart tool (tools/LowLatencyLog.Charts) reads.</summary>
 internal static class ThroughputCsv
 {
     public const string Header = "suite,case,kind,producers,events_per_second,ns_per_event,allocated_bytes_per_event,producer_bytes_per_call,gen0,gen1,gen2";
@@ -62,7 +62,7 @@ internal static class ThroughputCsv
     private static double Num(string s) => double.Parse(s, CultureInfo.InvariantCulture);
 }
 
-/// <summary>The latency CSV <c>--latency</c> writes and <c>--charts</c> reads.</summary>
+/// <summary>The latency CSV <c>--latency</c> writes and the chart tool reads.</summary>
 internal static class LatencyCsv
 {
     public const string Header = "case,kind,metric,rate,producers,count,p50_us,p90_us,p99_us,p99_9_us,p99_99_us,max_us,producer_bytes_per_call,gen0,gen1,gen2";

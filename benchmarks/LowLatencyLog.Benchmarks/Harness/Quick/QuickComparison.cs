@@ -13,7 +13,7 @@ namespace LowLatencyLog.Benchmarks.Quick;
 /// 1 and 4 producers, each message kind asked for (default: <see cref="MessageKind.Format1"/>; <c>all</c>), end to
 /// end to a file; the median of several runs after one warm-up run. Prints a Markdown table per kind (events/s and the
 /// ratio against log4net's RollingFileAppender, bytes each producer thread allocated per call, collections per run)
-/// and writes <c>Quick-throughput.csv</c> for <c>--charts</c>.
+/// and writes <c>Quick-throughput.csv</c> for the chart tool.
 /// The runs are taken in rounds, each round measuring every cell once: a slow stretch of the machine then lowers one
 /// run of every cell instead of every run of a few, and the medians stay comparable. Each measured run follows an
 /// unmeasured run of the same cell, which takes what the previous cell left behind (its garbage, its file still being

@@ -12,7 +12,7 @@ namespace LowLatencyLog.Benchmarks.EndToEnd;
 
 /// <summary>
 /// Writes <c>&lt;Suite&gt;-throughput.csv</c> into BenchmarkDotNet's results folder in the plain schema of
-/// <see cref="ThroughputCsv"/> (numbers without units or grouping), which <c>--charts</c> and <c>--quick</c> share.
+/// <see cref="ThroughputCsv"/> (numbers without units or grouping), which the chart tool and <c>--quick</c> share.
 /// </summary>
 internal sealed class ThroughputCsvExporter : IExporter
 {
