@@ -60,12 +60,10 @@ public partial class BufferedFileAppender
     /// <summary>Whether the shared file, read again now, still reaches <paramref name="limit"/> with what is buffered.</summary>
     private bool SharedFileStillHolds(long limit)
     {
-        EventBufferWriter writer = _writer!;
         try
         {
             var info = new FileInfo(_path!);
-            _lengthAtOpen = info.Exists ? info.Length : 0;
-            _countMark = writer.EncodedBytes - writer.CompleteLength;
+            CountFrom(info.Exists ? info.Length : 0);
         }
         catch (Exception)
         {

@@ -97,8 +97,7 @@ public partial class BufferedFileAppender
             if (_stream is SharedFileStream shared)
             {
                 // Other processes' writes count towards the size roll too.
-                _lengthAtOpen = shared.Length;
-                _countMark = writer.EncodedBytes - writer.CompleteLength;
+                CountFrom(shared.Length);
             }
 
             return !writer.HasCompleteEvents;
@@ -114,15 +113,30 @@ public partial class BufferedFileAppender
     {
         ReportError(
             $"Could not write to the file [{_path}]; the events stay buffered and the write is retried.", ex, ErrorCode.WriteFailure);
-        _failing = true;
-        _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
+        RetryLater();
         if (ex is ObjectDisposedException || (_stream != null && !_stream.CanSeek))
         {
             // The stream cannot be rewound for the retry: start from a fresh handle.
             CloseStream();
         }
+    }
 
+    /// <summary>After a failed open or write: the next attempt waits <see cref="RetryIntervalMs"/>, on the timer if
+    /// nothing logs meanwhile.</summary>
+    private void RetryLater()
+    {
+        _failing = true;
+        _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
         ArmTimer(RetryIntervalMs);
+    }
+
+    /// <summary>Counts the file's length from here on: <paramref name="fileLength"/> bytes in the file, and what the
+    /// writer encodes from now (the size rolls read it, <see cref="CurrentFileLength"/>).</summary>
+    private void CountFrom(long fileLength)
+    {
+        EventBufferWriter writer = _writer!;
+        _lengthAtOpen = fileLength;
+        _countMark = writer.EncodedBytes - writer.CompleteLength;
     }
 
     /// <summary>Reports a write failure met inside the writer and events it had to drop.</summary>
@@ -158,9 +172,10 @@ public partial class BufferedFileAppender
         {
             bool midLine = append && LogFile.EndsMidLine(path, _encoding);
             Stream stream = reuse != null ? Truncated(reuse) : OpenFileStream(path, append);
+            long length;
             try
             {
-                long length = stream.CanSeek || stream is SharedFileStream ? stream.Length : 0;
+                length = stream.CanSeek || stream is SharedFileStream ? stream.Length : 0;
                 var prefix = new StringBuilder();
                 if (midLine)
                 {
@@ -183,8 +198,6 @@ public partial class BufferedFileAppender
                     Buffer.BlockCopy(text, 0, bytes, preamble.Length, text.Length);
                     stream.Write(bytes, 0, bytes.Length);
                 }
-
-                _lengthAtOpen = length;
             }
             catch
             {
@@ -195,7 +208,7 @@ public partial class BufferedFileAppender
             _stream = stream;
             writer.Stream = stream;
             writer.EncodePending();
-            _countMark = writer.EncodedBytes - writer.CompleteLength;
+            CountFrom(length);
             _failing = false;
             _nextExistenceCheck = Stopwatch.GetTimestamp() + Ticks(ExistenceCheckIntervalMs);
             return true;
@@ -204,13 +217,7 @@ public partial class BufferedFileAppender
         {
             ReportError(
                 $"Could not open the file [{path}]; events are kept in memory and opening is retried.", ex, ErrorCode.FileOpenFailure);
-            _failing = true;
-            _retryAt = Stopwatch.GetTimestamp() + Ticks(RetryIntervalMs);
-            if (!_closed)
-            {
-                ArmTimer(RetryIntervalMs);
-            }
-
+            RetryLater(); // no timer once closed (ArmTimer checks)
             return false;
         }
     }
