@@ -27,18 +27,27 @@ internal static class LatencyHarness
 
     private static readonly double[] Percentiles = { 50, 90, 99, 99.9, 99.99 };
 
-    public static int Run(string[] args)
+    public static int Run(string[] args) => Run(args, Suites.Latency);
+
+    /// <summary>
+    /// <c>--stall [seconds] [rates] [producers] [csv] [kinds]</c>: the same measurement for the synchronous file appender
+    /// and each async appender, each without and with a child beside the file that stalls 100 ms every second (a slow
+    /// disk, a network appender): what a stall does to the calling thread.
+    /// </summary>
+    public static int Stall(string[] args) => Run(args, Suites.Stall);
+
+    private static int Run(string[] args, Suites suite)
     {
         // "-" keeps an argument's default, so that a later one can be given.
         string? Arg(int i) => args.Length > i && args[i] != "-" ? args[i] : null;
         double seconds = Arg(1) is { } s ? double.Parse(s, CultureInfo.InvariantCulture) : 10;
         string rateArg = Arg(2) ?? "auto";
         int producers = Arg(3) is { } p ? int.Parse(p, CultureInfo.InvariantCulture) : 2;
-        string csv = Arg(4) ?? Path.Combine(ResultsFolder.Path, "latency.csv");
+        string csv = Arg(4) ?? Path.Combine(ResultsFolder.Path, suite == Suites.Stall ? "stall.csv" : "latency.csv");
         MessageKind[] kinds = Arg(5) is { } k ? MessageKinds.Parse(k) : new[] { MessageKind.Format1 };
 
-        CaseTable.ReportSkipped(Suites.Latency);
-        BenchCase[] cases = CaseTable.Runnable(Suites.Latency).ToArray();
+        CaseTable.ReportSkipped(suite);
+        BenchCase[] cases = CaseTable.Runnable(suite).ToArray();
         int[]? rates = rateArg == "auto" ? null : rateArg.Split(',', StringSplitOptions.RemoveEmptyEntries).Select(r => int.Parse(r, CultureInfo.InvariantCulture)).ToArray();
         Console.WriteLine($"Latency: {cases.Length} cases x {kinds.Length} message kind(s) at {(rates == null ? "half the sustainable rate" : string.Join(", ", rates.Select(r => r.ToString("N0", CultureInfo.InvariantCulture))) + " events/s")} in total from {producers} paced producers, {seconds} s measured per case after a warm-up; {Environment.ProcessorCount} cores.");
 
@@ -58,15 +67,15 @@ internal static class LatencyHarness
         return results.All(r => r.Error == null) ? 0 : 1;
     }
 
-    /// <summary>About fifteen seconds: every latency case briefly, then checks that each produced histograms and the CSV.</summary>
+    /// <summary>About half a minute: every latency and stall case briefly, then checks that each produced histograms and the CSV.</summary>
     public static int Smoke()
     {
         const int Rate = 2000;
         const int Producers = 2;
         const double Seconds = 1;
         const MessageKind Kind = MessageKind.Format1;
-        CaseTable.ReportSkipped(Suites.Latency);
-        BenchCase[] cases = CaseTable.Runnable(Suites.Latency).ToArray();
+        CaseTable.ReportSkipped(Suites.Latency | Suites.Stall);
+        BenchCase[] cases = CaseTable.Runnable(Suites.Latency | Suites.Stall).ToArray();
         string folder = BenchSession.NewFolder();
         try
         {
