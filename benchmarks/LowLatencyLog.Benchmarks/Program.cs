@@ -92,10 +92,12 @@ public static class Program
                                                               with bytes per call and gen0/1/2 per kind
           --overload [repeats] [events] [csv]                 strings built per call, 1,048,576 events (16x the async
                                                               buffers): collections, async against the file appender alone
-          --latency [seconds] [rates|auto] [producers] [csv] [kinds]
+          --latency [seconds] [rates|auto] [producers] [csv] [kinds] [rounds]
                                                               per-call latency percentiles, paced producers (default
-                                                              10 auto 2); rates e.g. 1000,10000,100000
-          --stall [seconds] [rates] [producers] [csv] [kinds] the same per-call latency for the synchronous file appender
+                                                              10 auto 2, 3 rounds with the cases' order moving: medians
+                                                              and their spread); rates e.g. 1000,10000,100000
+          --stall [seconds] [rates] [producers] [csv] [kinds] [rounds]
+                                                              the same per-call latency for the synchronous file appender
                                                               and each async one, without and with a child beside the
                                                               file that stalls 100 ms every second
           --cold [case,case...] [kinds] [csv]                 each case in a new process: first 500,000 calls and first
