@@ -196,6 +196,11 @@ internal static class LatencyHarness
             p.Join();
         }
 
+        foreach (string slow in threads.SelectMany(p => p.SlowCalls))
+        {
+            Console.WriteLine($"  slow: {benchCase.Name}: {slow}");
+        }
+
         long stopStart = Stopwatch.GetTimestamp();
         session.Stop();
         double drainMilliseconds = Stopwatch.GetElapsedTime(stopStart).TotalMilliseconds;
