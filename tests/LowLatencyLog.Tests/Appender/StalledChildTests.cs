@@ -26,12 +26,7 @@ public sealed class StalledChildTests : AsyncAppenderFixture
     [Test]
     public void AStallShorterThanTheBuffer_NeverReachesTheCaller_AndEveryEventArrivesAfterIt()
     {
-        var harness = Configure($@"<bufferSize value=""{BufferSize}"" />");
-        ILog log = harness.Logger();
-        RecordingAppender child = Child(harness);
-        child.Hold();
-        log.Info("first");
-        Assert.That(child.Entered.Wait(Wait), Is.True, "the child is stalled on the first event");
+        (Log4netHarness harness, ILog log, RecordingAppender child) = StalledOnTheFirstEvent();
 
         // Less than the buffer's worth (the hot swap splits it between its two buffers, and the stalled batch holds one).
         int behindTheStall = BufferSize / 2 - 1;
@@ -54,12 +49,7 @@ public sealed class StalledChildTests : AsyncAppenderFixture
     [Test]
     public void AStallLongerThanTheBuffer_MakesTheCallerWait_UnderBlock()
     {
-        var harness = Configure($@"<bufferSize value=""{BufferSize}"" />");
-        ILog log = harness.Logger();
-        RecordingAppender child = Child(harness);
-        child.Hold();
-        log.Info("first");
-        Assert.That(child.Entered.Wait(Wait), Is.True);
+        (Log4netHarness harness, ILog log, RecordingAppender child) = StalledOnTheFirstEvent();
 
         Task caller = Task.Run(() =>
         {
@@ -74,5 +64,17 @@ public sealed class StalledChildTests : AsyncAppenderFixture
         Assert.That(caller.Wait(TimeSpan.FromSeconds(60)), Is.True);
         Assert.That(Async(harness).Flush(30_000), Is.True);
         Assert.That(child.Lines.Length, Is.EqualTo(1 + 2 * BufferSize), "nothing lost under Block");
+    }
+
+    /// <summary>The async appender with a child that is stalled on the first event until the test opens it.</summary>
+    private (Log4netHarness Harness, ILog Log, RecordingAppender Child) StalledOnTheFirstEvent()
+    {
+        var harness = Configure($@"<bufferSize value=""{BufferSize}"" />");
+        ILog log = harness.Logger();
+        RecordingAppender child = Child(harness);
+        child.Hold();
+        log.Info("first");
+        Assert.That(child.Entered.Wait(Wait), Is.True, "the child is stalled on the first event");
+        return (harness, log, child);
     }
 }
