@@ -103,10 +103,23 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
         Context = source.Context;
     }
 
-    private CapturedEvent(MessageText? spare)
+    private CapturedEvent(MessageText? spare, Level? level = null)
     {
         this = default;
         Text = spare;
+        Level = level;
+    }
+
+    /// <summary>The level of a slot whose store threw (<see cref="Skip"/>): the worker drops it.</summary>
+    internal static readonly Level SkippedMark = new Level(int.MinValue, "LowLatencyLog.SkippedSlot");
+
+    /// <summary>Producer side, after <see cref="Store"/> threw in a claimed slot: the slot holds the skipped mark and
+    /// keeps its storage.</summary>
+    public static void Skip(ref CapturedEvent slot)
+    {
+        MessageText? keep = slot.Text;
+        keep?.Unset();
+        slot = new CapturedEvent(keep, SkippedMark);
     }
 
     /// <summary>Producer thread. Reads what <paramref name="flags"/> selects into an item that holds its own message

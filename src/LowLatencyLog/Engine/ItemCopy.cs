@@ -33,6 +33,57 @@ internal static class ItemCopy
     }
 
     /// <summary>
+    /// Producer side, in the handler of a claim-then-publish whose store threw: the claimed slot becomes a mark the
+    /// worker drops (<see cref="RemoveSkipped"/>), and the queue publishes it, so that no claim is left unpublished
+    /// (the worker would wait at it for good). Never throws.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Skip<T>(ref T slot)
+    {
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null)
+        {
+            storage.Skip(ref slot);
+            return;
+        }
+
+        slot = default!; // unreachable: an assignment does not throw
+    }
+
+    /// <summary>
+    /// Worker side: moves the skipped marks of a drained batch behind the events (entries are swapped, so each keeps
+    /// its storage) and returns how many events come first. Every entry up to <paramref name="count"/> is still
+    /// cleared as delivered.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int RemoveSkipped<T>(T[] items, int count)
+    {
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage == null)
+        {
+            return count;
+        }
+
+        int kept = 0;
+        for (int i = 0; i < count; i++)
+        {
+            if (storage.IsSkipped(in items[i]))
+            {
+                continue;
+            }
+
+            if (kept != i)
+            {
+                (items[kept], items[i]) = (items[i], items[kept]);
+            }
+
+            kept++;
+        }
+
+        return kept;
+    }
+
+    /// <summary>
     /// Slots of queues up to this capacity get their item's storage when the queue is created, so that no logging call
     /// allocates it (the first lap through a larger queue does, once per slot).
     /// </summary>
