@@ -161,6 +161,11 @@ internal static class EventFields
     [ThreadStatic]
     private static string? t_threadName;
 
+    /// <summary>The message text log4net rendered and cached in the event (what its <c>WriteRenderedMessage</c> writes
+    /// first), or null; never renders it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static string? CachedMessage(LoggingEvent source) => Readable ? Data(source).Message : null;
+
     /// <summary><see cref="LoggingEvent.ThreadName"/>: the event's own, else (while the event is not frozen) what the
     /// getter answers on this thread, asked once per thread and thread name, else null.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -247,6 +252,31 @@ internal static class EventFields
     public static string? Domain(LoggingEvent source) => source.Domain;
 
     public static string? ThreadName(LoggingEvent source) => source.ThreadName;
+
+    private static readonly Func<LoggingEvent, string?>? CachedMessageReader = BuildCachedMessageReader();
+
+    /// <summary>The message text log4net rendered and cached in the event, or null; never renders it.</summary>
+    public static string? CachedMessage(LoggingEvent source) => CachedMessageReader?.Invoke(source);
+
+    private static Func<LoggingEvent, string?>? BuildCachedMessageReader()
+    {
+        try
+        {
+            FieldInfo? data = typeof(LoggingEvent).GetField("_data", BindingFlags.Instance | BindingFlags.NonPublic);
+            if (data == null || data.FieldType != typeof(LoggingEventData))
+            {
+                return null;
+            }
+
+            System.Linq.Expressions.ParameterExpression e = System.Linq.Expressions.Expression.Parameter(typeof(LoggingEvent), "e");
+            return System.Linq.Expressions.Expression.Lambda<Func<LoggingEvent, string?>>(
+                System.Linq.Expressions.Expression.Field(System.Linq.Expressions.Expression.Field(e, data), nameof(LoggingEventData.Message)), e).Compile();
+        }
+        catch (Exception)
+        {
+            return null; // a log4net without the field, or a runtime that cannot compile: the arguments are formatted
+        }
+    }
 
     internal static bool ReadsLocationBoundary => false;
 
