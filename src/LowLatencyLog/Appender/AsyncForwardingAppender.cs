@@ -324,6 +324,14 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
                 bool flushed = true;
                 foreach (IAppender child in _children.Current)
                 {
+                    if (child is log4net.Appender.FileAppender { ImmediateFlush: false })
+                    {
+                        // Never FileAppender.Flush(int) there: it fails and drops the writer's buffer (ChildrenSink's
+                        // way round it needs the single worker). Its text reaches the file as it fills, or at close.
+                        flushed = false;
+                        continue;
+                    }
+
                     flushed &= child is not IFlushable flushable || flushable.Flush(millisecondsTimeout);
                 }
 
