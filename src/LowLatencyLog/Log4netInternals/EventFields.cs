@@ -120,9 +120,30 @@ internal static class EventFields
             return known.Default;
         }
 
+        WatchConfiguration(repository);
         bool byDefault = repository.RendererMap.Get(typeof(SystemStringFormat)) is DefaultRenderer;
         Volatile.Write(ref s_renderer, new RendererAnswer(repository, byDefault));
         return byDefault;
+    }
+
+    // Repositories whose configuration events forget the answer: a reconfiguration may add or remove a renderer.
+    private static readonly System.Runtime.CompilerServices.ConditionalWeakTable<ILoggerRepository, object> Watched =
+        new System.Runtime.CompilerServices.ConditionalWeakTable<ILoggerRepository, object>();
+
+    private static void WatchConfiguration(ILoggerRepository repository)
+    {
+        lock (Watched)
+        {
+            if (Watched.TryGetValue(repository, out _))
+            {
+                return;
+            }
+
+            Watched.Add(repository, Watched);
+        }
+
+        repository.ConfigurationReset += (_, _) => Volatile.Write(ref s_renderer, null);
+        repository.ConfigurationChanged += (_, _) => Volatile.Write(ref s_renderer, null);
     }
 
     private sealed class RendererAnswer
