@@ -12,8 +12,9 @@ namespace LowLatencyLog.Engine;
 /// the destination's GC cards whatever the references point to; every gen-0 collection then scans every slot written
 /// since the previous one (an application's gen-0 pauses grow several times while an async appender with a large
 /// buffer is busy). The slot is therefore stored field by field: each reference takes the plain barrier, which marks a
-/// card only for a young object, and the appenders store none (interned or long-lived strings, levels, repositories,
-/// the slot's own text storage). The appenders' slot type does this in its storage rules.</para>
+/// card only for a young object, and the appenders store few (interned or long-lived strings, levels, repositories,
+/// the slot's own text storage); the caller's message and exception objects, carried only for children that may read
+/// them, are the young ones. The appenders' slot type does this in its storage rules.</para>
 /// </remarks>
 internal static class ItemCopy
 {
