@@ -19,7 +19,7 @@ namespace LowLatencyLog.Tests.Capture;
 /// </summary>
 public sealed class ReentrantCallTests
 {
-    private const string Layout = "%level %message%newline%exception";
+    private const string Layout = "%level %message %property{active}%newline%exception";
 
     /// <summary>How deep a self-logging argument goes at most if nothing stops it (a bound for the test process).</summary>
     private const int DepthLimit = 40;
@@ -72,6 +72,9 @@ public sealed class ReentrantCallTests
         log.Logger.Log(typeof(ReentrantCallTests), Level.Error, new SystemStringFormat(CultureInfo.InvariantCulture, "with exception {0} end", new object[] { 7 }), new NoisyException(other));
         log.InfoFormat(CultureInfo.InvariantCulture, "formattable {0:F1} end", new NoisyFormattable(other));
         log.InfoFormat("two {0} and {1} end", new Noisy(other, "A"), new Noisy(other, "B"));
+        ThreadContext.Properties["active"] = new ActiveValue(other);
+        log.InfoFormat("with property {0} end", new Noisy(other, "P"));
+        ThreadContext.Properties.Remove("active");
         log.Info("plain after");
         return self.Deepest;
     }
@@ -136,6 +139,27 @@ public sealed class ReentrantCallTests
 
             _depth--;
             return "S";
+        }
+    }
+
+    /// <summary>A property value that logs when it is fixed (captured) or rendered: log4net's own appenders render it,
+    /// an async appender fixes it on the calling thread.</summary>
+    private sealed class ActiveValue : IFixingRequired
+    {
+        private readonly ILog _log;
+
+        public ActiveValue(ILog log) => _log = log;
+
+        public object GetFixedObject()
+        {
+            _log.InfoFormat("active {0}", 1);
+            return "fixed";
+        }
+
+        public override string ToString()
+        {
+            _log.InfoFormat("active {0}", 1);
+            return "fixed";
         }
     }
 
