@@ -52,9 +52,11 @@ public sealed class ReentrantCallTests
         Assert.That(theirDepth, Is.EqualTo(1), "log4net formats the self-logging argument once");
         Assert.That(ourDepth, Is.EqualTo(1), "the self-logging argument is formatted once: the nested call into the same appender is dropped");
         string expected = File.ReadAllText(theirs.PathOf("out.log"));
-        Assert.That(expected, Does.Contain("INFO outer N end").And.Contain("INFO self S end"), "log4net's own file, as a sanity check");
+        Assert.That(expected, Does.Contain("INFO outer N end").And.Contain("INFO self S end").And.Contain("INFO rendered R"), "log4net's own file, as a sanity check");
         Assert.That(File.ReadAllText(ourRepo.PathOf("out.log")), Is.EqualTo(expected));
-        Assert.That(File.ReadAllText(ourRepo.PathOf("other.log")), Is.EqualTo(File.ReadAllText(theirs.PathOf("other.log"))));
+        string nested = File.ReadAllText(theirs.PathOf("other.log"));
+        Assert.That(nested, Does.Contain("inner 1 for N").And.Contain("exception text 2").And.Contain("formatting F1").And.Contain("active 1").And.Contain("renderer 3"), "every nested call logged, in log4net's own file");
+        Assert.That(File.ReadAllText(ourRepo.PathOf("other.log")), Is.EqualTo(nested));
         if (async)
         {
             Assert.That(reentrant, Is.EqualTo(1), "the self-logging call, counted");
@@ -75,6 +77,9 @@ public sealed class ReentrantCallTests
         ThreadContext.Properties["active"] = new ActiveValue(other);
         log.InfoFormat("with property {0} end", new Noisy(other, "P"));
         ThreadContext.Properties.Remove("active");
+        LoggingRenderer.Other = other;
+        log.Info(new RenderedByARendererThatLogs("R"));
+        LoggingRenderer.Other = null;
         log.Info("plain after");
         return self.Deepest;
     }
@@ -85,6 +90,7 @@ public sealed class ReentrantCallTests
             <appender name=""async"" type=""LowLatencyLog.Appender.{asyncType}, LowLatencyLog""><appender-ref ref=""out"" /></appender>
             <appender name=""other-async"" type=""LowLatencyLog.Appender.{asyncType}, LowLatencyLog""><appender-ref ref=""other"" /></appender>";
         return $@"<log4net>
+            <renderer renderingClass=""{typeof(LoggingRenderer).AssemblyQualifiedName}"" renderedClass=""{typeof(RenderedByARendererThatLogs).AssemblyQualifiedName}"" />
             {asyncs}
             <appender name=""out"" type=""{fileType}"">
               <file value=""{{dir}}out.log"" />
@@ -139,6 +145,27 @@ public sealed class ReentrantCallTests
 
             _depth--;
             return "S";
+        }
+    }
+
+    public sealed class RenderedByARendererThatLogs
+    {
+        public RenderedByARendererThatLogs(string text) => Text = text;
+
+        public string Text { get; }
+    }
+
+    /// <summary>A renderer that logs through another logger while it renders (log4net creates it from the config).</summary>
+    public sealed class LoggingRenderer : log4net.ObjectRenderer.IObjectRenderer
+    {
+        /// <summary>The logger it logs through: the repository under test's, on the thread that runs it.</summary>
+        [ThreadStatic]
+        public static ILog? Other;
+
+        public void RenderObject(log4net.ObjectRenderer.RendererMap rendererMap, object obj, TextWriter writer)
+        {
+            Other?.InfoFormat("renderer {0}", 3);
+            writer.Write("rendered " + ((RenderedByARendererThatLogs)obj).Text);
         }
     }
 
