@@ -5,6 +5,7 @@ using System.Linq;
 using System.Runtime.CompilerServices;
 using System.Text;
 using log4net;
+using log4net.Core;
 
 namespace LowLatencyLog.Tests.Oracle;
 
@@ -53,6 +54,10 @@ public sealed class ArgSpec
                 var builder = new StringBuilder(Text);
                 context.AfterCall(() => builder.Append(" changed"));
                 return builder;
+            case "fixingBuilder":
+                var fixing = new FixingBuilder(Text);
+                context.AfterCall(() => fixing.Builder.Append(" changed"));
+                return fixing;
             case "self":
                 return new SelfLogging(context, 0);
             case "selfFormattable":
@@ -71,6 +76,7 @@ public sealed class ArgSpec
     public string ToCSharp() => Kind switch
     {
         "builder" => $"new StringBuilder({Literal(Text)}) /* then .Append(\" changed\") after the call */",
+        "fixingBuilder" => $"new FixingBuilder({Literal(Text)}) /* IFixingRequired over a StringBuilder, then .Append(\" changed\") after the call */",
         "self" => "new SelfLogging(depth: 0) /* ToString() logs InfoFormat(\"nested {0} at {1}\", new SelfLogging(depth + 1), depth) while depth < 3 */",
         "selfFormattable" => "new SelfLoggingFormattable(depth: 0) /* IFormattable.ToString logs, as SelfLogging */",
         "impure" => "new Impure() /* ToString() returns \"impure 0\", then \"impure 1\", ... */",
@@ -165,6 +171,18 @@ public sealed class ArgSpec
         }
 
         public override string ToString() => ToString(null, null);
+    }
+
+    /// <summary>A property value that says, as log4net lets it, what to keep of it at the call.</summary>
+    private sealed class FixingBuilder : IFixingRequired
+    {
+        public FixingBuilder(string text) => Builder = new StringBuilder(text);
+
+        public StringBuilder Builder { get; }
+
+        public object GetFixedObject() => Builder.ToString();
+
+        public override string ToString() => Builder.ToString();
     }
 
     private sealed class Impure

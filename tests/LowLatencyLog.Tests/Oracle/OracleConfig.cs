@@ -46,7 +46,10 @@ public enum OracleFeature
     /// <summary>Thread and logical-thread context properties and the NDC stack changing between calls.</summary>
     Context = 1 << 9,
 
-    /// <summary>A <c>StringBuilder</c> as a property value, changed right after the call.</summary>
+    /// <summary>
+    /// A property value that implements log4net's <c>IFixingRequired</c> (its fixed object is the text at the call),
+    /// changed right after the call.
+    /// </summary>
     MutableContext = 1 << 10,
 
     /// <summary>log4net's <c>BufferingForwardingAppender</c> in front of the async appender.</summary>
@@ -77,6 +80,13 @@ public enum OracleFeature
     Children = 1 << 19,
 
     All = (1 << 20) - 1,
+
+    /// <summary>
+    /// A plain <c>StringBuilder</c> as a property value, changed right after the call. Not in <see cref="All"/>: a
+    /// property value is kept as a reference, as log4net's own <c>Fix</c> keeps it, so a child rendering it later
+    /// writes the changed text where a synchronous appender wrote the text at the call (a difference by design).
+    /// </summary>
+    MutableContextRaw = 1 << 20,
 }
 
 /// <summary>The four child appenders; ours are mirrored by log4net's own in the oracle.</summary>

@@ -76,6 +76,8 @@ public sealed class OracleGenerator
 
     private readonly Random _random;
     private readonly OracleFeature _features;
+    private bool _endLines;
+    private bool _noFrames;
 
     public OracleGenerator(int seed, int index, OracleFeature features)
     {
@@ -93,16 +95,25 @@ public sealed class OracleGenerator
     {
         var oracleCase = new OracleCase { Seed = seed, Index = index, Features = _features };
         int repos = Has(OracleFeature.TwoRepositories) && Chance(60) ? 2 : 1;
+        bool reconfigure = Has(OracleFeature.Reconfigure) && Chance(60);
+
+        // Our file appenders start a file that ends mid-line on a new line when they open it (a writer killed
+        // mid-event leaves one; log4net's appenders write on after it): with a file opened again, every pattern ends
+        // its lines.
+        _endLines = reconfigure;
         for (int r = 0; r < repos; r++)
         {
             oracleCase.Trees.Add(Tree());
         }
 
-        if (Has(OracleFeature.Reconfigure) && Chance(60))
+        if (reconfigure)
         {
             oracleCase.Reconfigured = oracleCase.Trees.Select(t => Tree(t.Children.Select(c => c.File).ToList())).ToList();
         }
 
+        // log4net's text for an object it cannot render holds stack frames that depend on what the JIT inlined by
+        // then; a size roll would fall at a different event: with a rolling file, no such objects.
+        _noFrames = oracleCase.Trees.Concat(oracleCase.Reconfigured ?? new List<TreeSpec>()).Any(t => t.Children.Any(c => c.Rolls));
         int steps = _random.Next(5, 40);
         var reconfigureAt = new HashSet<int>();
         if (oracleCase.Reconfigured != null)
@@ -120,7 +131,7 @@ public sealed class OracleGenerator
                 }
             }
 
-            if ((Has(OracleFeature.Context) || Has(OracleFeature.MutableContext)) && Chance(25))
+            if ((Has(OracleFeature.Context) || Has(OracleFeature.MutableContext) || Has(OracleFeature.MutableContextRaw)) && Chance(25))
             {
                 oracleCase.Steps.Add(ContextStep());
             }
@@ -162,13 +173,16 @@ public sealed class OracleGenerator
         int children = Has(OracleFeature.Children) && Chance(50) ? 2 : 1;
         for (int i = 0; i < children; i++)
         {
-            tree.Children.Add(Child(files != null && i < files.Count && Chance(70) ? files[i] : (i == 0 ? "a.log" : "b.log")));
+            // Each log4net appender renders a message object again where ours capture it once: with an impure
+            // argument only one child writes the message.
+            bool withMessage = i == 0 || !Has(OracleFeature.Impure);
+            tree.Children.Add(Child(files != null && i < files.Count && Chance(70) ? files[i] : (i == 0 ? "a.log" : "b.log"), withMessage));
         }
 
         return tree;
     }
 
-    private ChildSpec Child(string file)
+    private ChildSpec Child(string file, bool withMessage)
     {
         var kinds = new List<ChildKind> { ChildKind.Buffered };
         if (Has(OracleFeature.Rolling))
@@ -189,7 +203,7 @@ public sealed class OracleGenerator
         {
             Kind = Pick(kinds),
             File = file,
-            Pattern = Pattern(),
+            Pattern = Pattern(withMessage),
             Append = !Chance(10),
             MaxSize = Pick(new[] { "1KB", "3KB", "10KB", "1MB" }),
             Backups = _random.Next(-1, 4),
@@ -226,21 +240,31 @@ public sealed class OracleGenerator
         return filters;
     }
 
-    private string Pattern()
+    private string Pattern(bool withMessage)
     {
         if (!Has(OracleFeature.Patterns))
         {
-            return Chance(50) ? "%message%newline" : "%-5level %logger [%thread] %message%newline";
+            string message = withMessage ? "%message" : "";
+            return Chance(50) ? message + "%newline" : "%-5level %logger [%thread] " + message + "%newline";
         }
 
+        // At most one message converter: log4net renders a message object again for each one (so an impure argument
+        // reads differently in each), where the async appender captures it once, at the call.
         var pattern = new StringBuilder();
+        bool hasMessage = !withMessage;
         int parts = _random.Next(1, 6);
         for (int i = 0; i < parts; i++)
         {
-            pattern.Append(Pick(RichConverters)).Append(Pick(new[] { " ", " | ", "[", "]", "", ": " }));
+            string converter = Pick(RichConverters);
+            bool isMessage = converter.EndsWith("message", StringComparison.Ordinal) || converter == "%m";
+            if (!(isMessage && hasMessage))
+            {
+                pattern.Append(converter).Append(Pick(new[] { " ", " | ", "[", "]", "", ": " }));
+                hasMessage |= isMessage;
+            }
         }
 
-        if (Chance(60))
+        if (!hasMessage && Chance(60))
         {
             pattern.Append("%message");
         }
@@ -250,7 +274,7 @@ public sealed class OracleGenerator
             pattern.Append(" %exception");
         }
 
-        return pattern.Append(Chance(90) ? "%newline" : "").ToString();
+        return pattern.Append(_endLines || Chance(90) ? "%newline" : "").ToString();
     }
 
     private StepSpec ContextStep()
@@ -260,8 +284,19 @@ public sealed class OracleGenerator
         step.ContextOp = new[] { "set", "remove", "logical", "push", "pop" }[op];
         if (step.ContextOp is "set" or "logical" or "push")
         {
-            step.ContextValue = Has(OracleFeature.MutableContext) && step.ContextOp != "push" && Chance(50)
-                ? new ArgSpec { Kind = "builder", Text = "sb-" + _random.Next(100) }
+            var mutable = new List<string>();
+            if (Has(OracleFeature.MutableContext))
+            {
+                mutable.Add("fixingBuilder");
+            }
+
+            if (Has(OracleFeature.MutableContextRaw))
+            {
+                mutable.Add("builder");
+            }
+
+            step.ContextValue = mutable.Count > 0 && step.ContextOp != "push" && Chance(50)
+                ? new ArgSpec { Kind = Pick(mutable), Text = "sb-" + _random.Next(100) }
                 : ArgSpec.Of(Chance(10) ? null : Text(12));
             if (step.ContextOp == "set" && Has(OracleFeature.Context) && Chance(15))
             {
@@ -299,9 +334,19 @@ public sealed class OracleGenerator
         if (step.Method is "Plain" or "PlainEx")
         {
             step.Message = Chance(70) ? ArgSpec.Of(Text(60)) : Arg();
+            if (_noFrames && step.Message.Kind == "throws")
+            {
+                step.Message = ArgSpec.Of(Text(60));
+            }
+
             if (step.Method == "PlainEx")
             {
                 step.Exception = Has(OracleFeature.Exceptions) ? (Chance(85) ? Pick(ExceptionMaker.Kinds) : null) : (Chance(50) ? "plain" : null);
+                if (_noFrames && step.Exception == "throwingToString")
+                {
+                    step.Exception = "plain";
+                }
+
             }
 
             return step;

@@ -132,8 +132,43 @@ internal static class OracleRunner
         return side;
     }
 
-    /// <summary>Dates and timestamps differ between the two runs: the patterns put them between ⟦ and ⟧, kept as ⟦⟧.</summary>
-    internal static byte[] Normalize(byte[] bytes)
+    /// <summary>
+    /// Dates and timestamps differ between the two runs: the patterns put them between ⟦ and ⟧, kept as ⟦⟧. The stack
+    /// frames in log4net's text for an object it could not render (between <c>&lt;stackTrace&gt;</c> tags) depend on
+    /// what the JIT inlined by then: only the exception's first line is kept.
+    /// </summary>
+    internal static byte[] Normalize(byte[] bytes) => DropFrames(DropDates(bytes));
+
+    private static readonly byte[] StackOpen = Encoding.ASCII.GetBytes("<stackTrace>");
+    private static readonly byte[] StackClose = Encoding.ASCII.GetBytes("</stackTrace>");
+
+    private static byte[] DropFrames(byte[] bytes)
+    {
+        var output = new List<byte>(bytes.Length);
+        int at = 0;
+        while (true)
+        {
+            int open = IndexOf(bytes, StackOpen, at);
+            int close = open < 0 ? -1 : IndexOf(bytes, StackClose, open);
+            if (close < 0)
+            {
+                output.AddRange(new ArraySegment<byte>(bytes, at, bytes.Length - at));
+                return output.ToArray();
+            }
+
+            int lineEnd = Array.IndexOf(bytes, (byte)'\n', open, close - open);
+            int keep = lineEnd < 0 ? close : lineEnd;
+            output.AddRange(new ArraySegment<byte>(bytes, at, keep - at));
+            at = close;
+        }
+    }
+
+    private static int IndexOf(byte[] bytes, byte[] value, int start)
+    {
+        return bytes.AsSpan(start).IndexOf(value) is var i && i >= 0 ? start + i : -1;
+    }
+
+    private static byte[] DropDates(byte[] bytes)
     {
         var output = new List<byte>(bytes.Length);
         for (int i = 0; i < bytes.Length; i++)
