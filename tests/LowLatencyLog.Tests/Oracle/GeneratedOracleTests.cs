@@ -93,7 +93,9 @@ public sealed class GeneratedOracleTests
         var report = new StringBuilder();
         report.AppendLine($"{failures.Count} of {checkedCases} generated cases differ from log4net (features {features}, seed {seed}).");
         report.AppendLine($"Case {firstIndex}, minimized: {minimizedDifference}");
-        report.AppendLine($"Replay: LLL_ORACLE_SEED={seed} LLL_ORACLE_CASE={firstIndex} dotnet test tests/LowLatencyLog.Tests -c Release --no-build --filter \"Name={testName}\"");
+        string? featureVariable = Environment.GetEnvironmentVariable("LLL_ORACLE_FEATURES");
+        string replayFeatures = string.IsNullOrWhiteSpace(featureVariable) ? "" : $"LLL_ORACLE_FEATURES=\"{featureVariable}\" ";
+        report.AppendLine($"Replay: {replayFeatures}LLL_ORACLE_SEED={seed} LLL_ORACLE_CASE={firstIndex} dotnet test tests/LowLatencyLog.Tests -c Release --no-build --filter \"Name={testName}\"");
         report.AppendLine(minimized.Describe());
         foreach ((int index, string difference) in failures.Skip(1).Take(10))
         {
