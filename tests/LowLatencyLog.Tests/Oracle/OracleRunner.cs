@@ -311,6 +311,13 @@ internal static class OracleRunner
             }
         }
 
+        // A reconfiguration before every log call: the second configuration alone.
+        int firstLog = current.Steps.FindIndex(s => s.Kind == "log");
+        if (current.Reconfigured != null && firstLog >= 0 && current.Steps.Take(firstLog).Any(s => s.Kind == "reconfigure"))
+        {
+            Try(current.With(trees: current.Reconfigured, steps: current.Steps.Where(s => s.Kind != "reconfigure").ToList(), dropReconfigured: true));
+        }
+
         foreach (Func<TreeSpec, bool> simplify in TreeSimplifications())
         {
             for (int r = 0; r < current.Trees.Count; r++)
@@ -320,7 +327,58 @@ internal static class OracleRunner
                 {
                     Try(current.With(trees: trees));
                 }
+
+                if (current.Reconfigured != null)
+                {
+                    var reconfigured = current.Reconfigured.Select(t => t.Clone()).ToList();
+                    if (simplify(reconfigured[r]))
+                    {
+                        OracleCase candidate = current.With();
+                        candidate.Reconfigured = reconfigured;
+                        Try(candidate);
+                    }
+                }
             }
+        }
+
+        // Arguments and messages: plain short text where the kind of value does not matter.
+        for (int i = 0; i < current.Steps.Count && runs < maxRuns; i++)
+        {
+            StepSpec step = current.Steps[i];
+            if (step.Message is { } message && !(message.Kind == "value" && message.Value is string { Length: <= 8 }))
+            {
+                TryStep(i, s => s.Message = ArgSpec.Of("m"));
+            }
+
+            for (int a = 0; a < current.Steps[i].Args.Count && runs < maxRuns; a++)
+            {
+                ArgSpec arg = current.Steps[i].Args[a];
+                if (!(arg.Kind == "value" && (arg.Value is not string || arg.Value is string { Length: <= 8 })))
+                {
+                    int index = a;
+                    TryStep(i, s => s.Args[index] = ArgSpec.Of("v"));
+                }
+            }
+
+            if (current.Steps[i].Format.Length > 100)
+            {
+                TryStep(i, s => s.Format = System.Text.RegularExpressions.Regex.Replace(s.Format, "(.)\\1{20,}|(é😀中){2,}", "$1$2"));
+            }
+
+            if (current.Steps[i].Exception is "huge" or "aggregate" or "inner" or "nonBmp" or "notThrown")
+            {
+                TryStep(i, s => s.Exception = "plain");
+            }
+        }
+
+        void TryStep(int index, Action<StepSpec> change)
+        {
+            StepSpec copy = current.Steps[index].Clone();
+            copy.Args = copy.Args.ToList();
+            change(copy);
+            var steps = current.Steps.ToList();
+            steps[index] = copy;
+            Try(current.With(steps: steps));
         }
 
         difference = lastDifference + Environment.NewLine + $"(minimized in {runs} runs, {watch.Elapsed.TotalSeconds:F0} s)";
@@ -353,6 +411,8 @@ internal static class OracleRunner
             c.Filters.Clear();
             c.Threshold = null;
         }));
+        yield return t => Set(t.Children.Any(c => c.Rolls), () => t.Children.ForEach(c =>
+            c.Kind = c.Kind switch { ChildKind.RollingBuffered => ChildKind.Buffered, ChildKind.Log4netRolling => ChildKind.Log4netFile, _ => c.Kind }));
         yield return t => Set(t.Children.Any(c => c.Pattern != "%message%newline"), () => t.Children.ForEach(c => c.Pattern = "%message%newline"));
     }
 
