@@ -24,7 +24,7 @@ namespace LowLatencyLog.Tests.Oracle;
 /// </para>
 /// <para>
 /// Environment variables (read by every test of this fixture):
-/// <c>LLL_ORACLE_SEED</c> (the seed, default fixed), <c>LLL_ORACLE_CASES</c> (cases per test),
+/// <c>LLL_ORACLE_SEED</c> (the seed, default fixed; the <c>All</c> batches add their number), <c>LLL_ORACLE_CASES</c> (cases per test),
 /// <c>LLL_ORACLE_CASE</c> (only this case index, to replay one), <c>LLL_ORACLE_FEATURES</c> (a comma list replacing the
 /// test's features: <c>All</c>, names of <see cref="OracleFeature"/>, <c>-Name</c> to leave one out).
 /// A wider run: <c>LLL_ORACLE_SEED=$RANDOM LLL_ORACLE_CASES=2000 dotnet test tests/LowLatencyLog.Tests -c Release
@@ -62,7 +62,8 @@ public sealed class GeneratedOracleTests
     public void SameFilesAsLog4netsOwnAppenders(OracleFeature features, int batch)
     {
         string testName = TestContext.CurrentContext.Test.Name;
-        int seed = ReadInt("LLL_ORACLE_SEED") ?? FixedSeed + batch;
+        int baseSeed = ReadInt("LLL_ORACLE_SEED") ?? FixedSeed;
+        int seed = baseSeed + batch;
         int cases = ReadInt("LLL_ORACLE_CASES") ?? (features == OracleFeature.All ? CasesPerAllBatch : CasesPerFeature);
         int? only = ReadInt("LLL_ORACLE_CASE");
         features = ReadFeatures(features);
@@ -100,7 +101,7 @@ public sealed class GeneratedOracleTests
         report.AppendLine($"Case {firstIndex}, minimized: {minimizedDifference}");
         string? featureVariable = Environment.GetEnvironmentVariable("LLL_ORACLE_FEATURES");
         string replayFeatures = string.IsNullOrWhiteSpace(featureVariable) ? "" : $"LLL_ORACLE_FEATURES=\"{featureVariable}\" ";
-        report.AppendLine($"Replay: {replayFeatures}LLL_ORACLE_SEED={seed} LLL_ORACLE_CASE={firstIndex} dotnet test tests/LowLatencyLog.Tests -c Release --no-build --filter \"Name={testName}\"");
+        report.AppendLine($"Replay: {replayFeatures}LLL_ORACLE_SEED={baseSeed} LLL_ORACLE_CASE={firstIndex} dotnet test tests/LowLatencyLog.Tests -c Release --no-build --filter \"Name={testName}\"");
         report.AppendLine(minimized.Describe());
         foreach ((int index, string difference) in failures.Skip(1).Take(10))
         {
