@@ -1,6 +1,7 @@
 using System;
 using System.Runtime.CompilerServices;
 using System.Text;
+using System.Threading;
 using log4net.Core;
 using log4net.Repository;
 using log4net.Util;
@@ -274,6 +275,18 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
         {
             builder.AppendFormat(provider, pattern, args);
         }
+        catch (Exception e) when (e is not OutOfMemoryException and not ThreadAbortException)
+        {
+            // log4net's own answer to a format that fails, from this failure: formatting again would run the
+            // arguments' ToString() a second time (they may count, log or change).
+            LogLog.Warn(typeof(SystemStringFormat), $"Exception while rendering format [{pattern}]", e);
+            builder.Clear();
+            if (!TryWriteFormatError(builder, e, pattern, args))
+            {
+                ReturnBuilder(builder);
+                return false;
+            }
+        }
         catch (Exception)
         {
             ReturnBuilder(builder);
@@ -282,6 +295,47 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
 
         formatted = builder;
         return true;
+    }
+
+    /// <summary>The text log4net's <c>SystemStringFormat</c> writes for a format that failed, byte for byte.</summary>
+    private static bool TryWriteFormatError(StringBuilder builder, Exception failure, string pattern, object?[] args)
+    {
+        try
+        {
+            builder.Append("<log4net.Error>Exception during StringFormat: ").Append(failure.Message);
+            builder.Append(" <format>").Append(pattern).Append("</format><args>{");
+            for (int i = 0; i < args.Length; i++)
+            {
+                if (i > 0)
+                {
+                    builder.Append(", ");
+                }
+
+                if (args[i] is null)
+                {
+                    builder.Append(SystemInfo.NullText);
+                    continue;
+                }
+
+                int mark = builder.Length;
+                try
+                {
+                    builder.Append(args[i]);
+                }
+                catch (Exception e) when (e is not OutOfMemoryException and not ThreadAbortException)
+                {
+                    builder.Length = mark;
+                    builder.Append("<Exception: ").Append(e.Message).Append('>');
+                }
+            }
+
+            builder.Append("}</args></log4net.Error>");
+            return true;
+        }
+        catch (Exception)
+        {
+            return false; // log4net's own fallback text, through its rendering
+        }
     }
 
     private static string? RenderMessage(LoggingEvent source)
