@@ -166,7 +166,10 @@ public sealed class DispatcherWorkerTests
                 sink.WaitUntilCount(i + 1);
             }
 
-            Assert.That(dispatcher.Wait.WakeUps, Is.EqualTo(events), "each event found the worker parked and woke it");
+            // A parked worker lowers its flag for a moment each time its 100 ms safety timeout runs out; a call that
+            // reads the flag then (this thread descheduled on a loaded machine) finds no one to wake.
+            Assert.That(dispatcher.Wait.WakeUps, Is.LessThanOrEqualTo(events));
+            Assert.That(dispatcher.Wait.WakeUps, Is.GreaterThanOrEqualTo(events - dispatcher.Wait.SafetyTimeouts), "each event found the worker parked and woke it");
             Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, events)));
         }
         finally

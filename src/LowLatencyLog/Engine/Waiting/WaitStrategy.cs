@@ -58,6 +58,9 @@ internal abstract class WaitStrategy
     /// <summary>How many times a caller (producer, flush or close) had to wake a parked worker: a system call each.</summary>
     public virtual long WakeUps => 0;
 
+    /// <summary>How many times a parked worker's sleep ran out on its safety timeout (tests and diagnostics).</summary>
+    public virtual long SafetyTimeouts => 0;
+
     /// <summary>Whether the worker is parked, waiting for a producer's signal (tests and diagnostics).</summary>
     public virtual bool IsWorkerParked => false;
 
@@ -124,6 +127,7 @@ internal sealed class Parking
     private PaddedInt _parked;
 
     private long _wakeUps;
+    private long _safetyTimeouts;
 
     public Parking(bool claimIsFullFence)
     {
@@ -133,6 +137,9 @@ internal sealed class Parking
     public bool IsParked => Volatile.Read(ref _parked.Value) != 0;
 
     public long WakeUps => Interlocked.Read(ref _wakeUps);
+
+    /// <summary>Sleeps that ended on the safety timeout: each lowers the flag for a moment.</summary>
+    public long SafetyTimeouts => Interlocked.Read(ref _safetyTimeouts);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void SignalWork()
@@ -167,9 +174,9 @@ internal sealed class Parking
             // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
             _wake.Reset();
             Interlocked.Exchange(ref _parked.Value, 1); // full fence before the re-check
-            if (!work.HasWork)
+            if (!work.HasWork && !_wake.Wait(SafetyTimeoutMilliseconds))
             {
-                _wake.Wait(SafetyTimeoutMilliseconds);
+                _safetyTimeouts++; // worker only; a producer that read the flag while it was down found no one to wake
             }
 
             Interlocked.Exchange(ref _parked.Value, 0); // woken, timed out or not asleep at all: the flag comes down
@@ -192,6 +199,8 @@ internal abstract class ParkingWaitStrategy : WaitStrategy
     private protected Parking Parking { get; }
 
     public override long WakeUps => Parking.WakeUps;
+
+    public override long SafetyTimeouts => Parking.SafetyTimeouts;
 
     public override bool IsWorkerParked => Parking.IsParked;
 
