@@ -54,23 +54,26 @@ public sealed class Log4netSideBySideTests
     {
         Assume.That(RuntimeInformation.IsOSPlatform(OSPlatform.Linux), "named mutexes show as files on Linux only");
 
-        // log4net's own, on a relative path: the name comes from the absolute path.
-        string relative = Path.Combine("lll-mutex-" + Guid.NewGuid().ToString("N"), "theirs.log");
-        string theirsFull = log4net.Util.SystemInfo.ConvertToFullPath(relative);
-        var theirs = new RollingFileAppender
+        // log4net's own, on a relative path: the name comes from the absolute path, for both of its file appenders.
+        foreach (FileAppender theirs in new[] { new FileAppender(), new RollingFileAppender() })
         {
-            File = relative, Layout = new PatternLayout("%message%newline"), LockingModel = new FileAppender.InterProcessLock(),
-        };
-        theirs.ActivateOptions();
-        try
-        {
-            Assert.That(MutexFile(SharedLock.Log4netName(theirsFull)), Is.Not.Null, "log4net's InterProcessLock mutex has the name computed here");
-            Assert.That(MutexFile(SharedLock.Log4netName(theirsFull) + "_rolling"), Is.Not.Null, "and its rolling mutex");
-        }
-        finally
-        {
-            theirs.Close();
-            Directory.Delete(Path.GetDirectoryName(theirsFull)!, recursive: true);
+            string relative = Path.Combine("lll-mutex-" + Guid.NewGuid().ToString("N"), "theirs.log");
+            string theirsFull = log4net.Util.SystemInfo.ConvertToFullPath(relative);
+            theirs.File = relative;
+            theirs.Layout = new PatternLayout("%message%newline");
+            theirs.LockingModel = new FileAppender.InterProcessLock();
+            theirs.ActivateOptions();
+            try
+            {
+                string kind = theirs.GetType().Name;
+                Assert.That(MutexFile(SharedLock.Log4netName(theirsFull)), Is.Not.Null, $"{kind}'s InterProcessLock mutex has the name computed here");
+                Assert.That(MutexFile(SharedLock.Log4netName(theirsFull) + "_rolling") != null, Is.EqualTo(theirs is RollingFileAppender), $"{kind}: a rolling mutex");
+            }
+            finally
+            {
+                theirs.Close();
+                Directory.Delete(Path.GetDirectoryName(theirsFull)!, recursive: true);
+            }
         }
 
         foreach (FileAppender.LockingModelBase model in new FileAppender.LockingModelBase[] { new FileAppender.MinimalLock(), new FileAppender.InterProcessLock() })
