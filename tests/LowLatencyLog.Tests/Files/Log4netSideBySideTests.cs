@@ -153,6 +153,34 @@ public sealed class Log4netSideBySideTests
     }
 
     /// <summary>
+    /// A process that holds the lock and never lets go: a write waits for it at most <see cref="SharedLock.Timeout"/>,
+    /// then reports, keeps its events, and writes them once the lock is free, never without it.
+    /// </summary>
+    [Test]
+    public void ALockHeldByAnotherProcess_TheWaitEnds_TheEventsStayBufferedAndAreWrittenOnceTheLockIsFree()
+    {
+        string path = Path.Combine(_folder, "app.log");
+        var errors = new RecordingErrorHandler();
+        BufferedFileAppender writer = Appender(path, errors, new FileAppender.InterProcessLock());
+        using Process holder = Child("hold", path);
+        string? held = holder.StandardOutput.ReadLine();
+        writer.DoAppend(Event("waited"));
+        bool writtenWhileHeld = writer.Flush(-1);
+        string whileHeld = File.ReadAllText(path);
+        holder.Kill();
+        holder.WaitForExit();
+        Assert.That(held, Is.EqualTo("held"));
+        bool writtenAfter = writer.Flush(-1);
+        writer.Close();
+
+        Assert.That(writtenWhileHeld, Is.False);
+        Assert.That(whileHeld, Is.EqualTo("partial"), "nothing written without the lock");
+        Assert.That(errors.Errors, Has.Some.Contains($"Waited {SharedLock.Timeout} ms for the lock"));
+        Assert.That(writtenAfter, Is.True);
+        Assert.That(File.ReadAllText(path), Is.EqualTo("partial" + Environment.NewLine + "waited\n"));
+    }
+
+    /// <summary>
     /// A roll interrupted between its two moves leaves <c>app.log.rolling</c>; whether found at start-up (with app.log
     /// present) or by a later roll, it becomes the newest backup, and no roll deletes it.
     /// </summary>
