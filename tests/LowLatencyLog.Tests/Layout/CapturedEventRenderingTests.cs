@@ -184,7 +184,9 @@ public sealed class CapturedEventRenderingTests
         byte[] actual = LayoutHarness.RenderCaptured(layout, null, captured, out bool taken);
 
         Assert.That(taken, Is.True);
-        Assert.That(actual, Is.EqualTo(expected));
+        // The frames inside <stackTrace> are the renderer's callers, which differ between the two paths and with what
+        // the JIT inlined by then; everything around them is compared byte for byte.
+        Assert.That(WithoutFrames(actual), Is.EqualTo(WithoutFrames(expected)));
         Assert.That(System.Text.Encoding.UTF8.GetString(actual), Does.Contain("log4net.Error").And.Contain("cannot render").And.Contain("bad one"));
     }
 
@@ -233,6 +235,11 @@ public sealed class CapturedEventRenderingTests
         {
         }
     }
+
+
+    private static string WithoutFrames(byte[] text) =>
+        System.Text.RegularExpressions.Regex.Replace(System.Text.Encoding.UTF8.GetString(text), "<stackTrace>.*?</stackTrace>", "<stackTrace/>",
+            System.Text.RegularExpressions.RegexOptions.Singleline);
 
     private sealed class ThrowingValue
     {
