@@ -1,0 +1,157 @@
+using System;
+using System.Collections.Concurrent;
+using System.ComponentModel;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using log4net.Core;
+using LowLatencyLog.Capture;
+
+namespace LowLatencyLog.CallSites;
+
+/// <summary>
+/// One <c>ILog</c> call in an application's source, as the package's source generator describes it at compile time:
+/// what log4net's stack walk would find for the call (the caller's type, method, file and line).
+/// </summary>
+/// <remarks>
+/// <para>Generated code creates one per call site and passes it to <see cref="InterceptedLog"/>; applications do not
+/// use it. The generator describes only call sites whose frame the runtime reports as written (an ordinary method of a
+/// non-generic type, not a lambda, local function, async method or iterator); the others keep log4net's stack walk.</para>
+/// </remarks>
+[EditorBrowsable(EditorBrowsableState.Never)]
+public sealed class CallSite
+{
+    // The call site of the ILog call under way on this thread, and the message object it handed log4net: an event is
+    // this call's when its boundary type and message object are these (a re-entrant call made while log4net appends is
+    // another event, and restores these when it returns).
+    [ThreadStatic]
+    private static CallSite? t_current;
+
+    [ThreadStatic]
+    private static object? t_message;
+
+    /// <summary>Tests: when true, no call site reaches the capture, which walks the stack instead.</summary>
+    internal static bool Disabled;
+
+    private readonly string _className;
+    private readonly string _methodName;
+    private readonly string _fileName;
+    private readonly int _line;
+    private CallerLocation? _methodOnly;
+    private CallerLocation? _withFile;
+
+    /// <summary>Generated code: a call site.</summary>
+    /// <param name="boundary">The generated type whose methods intercept the calls: log4net's stack walk starts past
+    /// its frames, so it finds the application's method as it does without interception.</param>
+    /// <param name="level">The <see cref="log4net.ILog"/> method's level: <see cref="log4net.Core.Level.Debug"/>,
+    /// <see cref="log4net.Core.Level.Info"/>, <see cref="log4net.Core.Level.Warn"/>, <see cref="log4net.Core.Level.Error"/>
+    /// or <see cref="log4net.Core.Level.Fatal"/>.</param>
+    /// <param name="className">The calling method's declaring type, as <see cref="Type.FullName"/> writes it.</param>
+    /// <param name="methodName">The calling method, as <see cref="MemberInfo.Name"/> writes it.</param>
+    /// <param name="fileName">The source file, as the PDB records it (path map applied).</param>
+    /// <param name="line">The first line of the call's sequence point.</param>
+    public CallSite(Type boundary, Level level, string className, string methodName, string fileName, int line)
+    {
+        Boundary = boundary ?? throw new ArgumentNullException(nameof(boundary));
+        Kind = LevelKinds.Of(level ?? throw new ArgumentNullException(nameof(level)));
+        _className = className ?? throw new ArgumentNullException(nameof(className));
+        _methodName = methodName ?? throw new ArgumentNullException(nameof(methodName));
+        _fileName = fileName ?? throw new ArgumentNullException(nameof(fileName));
+        _line = line;
+    }
+
+    /// <summary>The generated type that intercepts the call: the boundary of log4net's stack walk.</summary>
+    internal Type Boundary { get; }
+
+    /// <summary>Which of <see cref="log4net.ILog"/>'s five levels the call logs at.</summary>
+    internal LevelKind Kind { get; }
+
+    /// <summary>
+    /// Producer thread: the caller of <paramref name="source"/>, when it is the event of the intercepted call under way
+    /// on this thread; otherwise null (the stack is walked).
+    /// </summary>
+    internal static CallerLocation? Caller(LoggingEvent source, Type boundary, bool withFile)
+    {
+        CallSite? site = t_current;
+        if (site == null || site.Boundary != boundary || !ReferenceEquals(source.MessageObject, t_message))
+        {
+            return null;
+        }
+
+        int lines = LineInfo.Of(boundary);
+        if (lines == LineInfo.Unknown)
+        {
+            return null;
+        }
+
+        return withFile
+            ? site._withFile ??= CallerLocation.FromSite(site._className, site._methodName, lines == LineInfo.Present ? site._fileName : null, lines == LineInfo.Present ? site._line : 0)
+            : site._methodOnly ??= CallerLocation.FromSite(site._className, site._methodName);
+    }
+
+    /// <summary>Marks <paramref name="site"/> as the call under way, with the message object log4net gets.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static Scope Enter(CallSite site, object? message)
+    {
+        var scope = new Scope(t_current, t_message);
+        if (!Disabled)
+        {
+            t_current = site;
+            t_message = message;
+        }
+
+        return scope;
+    }
+
+    /// <summary>What was under way on the thread before a call: restored when the call returns.</summary>
+    internal readonly struct Scope
+    {
+        private readonly CallSite? _site;
+        private readonly object? _message;
+
+        public Scope(CallSite? site, object? message)
+        {
+            _site = site;
+            _message = message;
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Exit()
+        {
+            t_current = _site;
+            t_message = _message;
+        }
+    }
+
+    /// <summary>
+    /// Whether the runtime reads file and line numbers for the generated type's assembly (its PDB found and matching):
+    /// without them log4net writes no file and line 0, and so does a call site.
+    /// </summary>
+    private static class LineInfo
+    {
+        public const int Unknown = 0;
+        public const int Absent = 1;
+        public const int Present = 2;
+
+        private static readonly ConcurrentDictionary<Type, int> Known = new ConcurrentDictionary<Type, int>();
+
+        public static int Of(Type boundary) => Known.TryGetValue(boundary, out int lines) ? lines : Probe(boundary);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static int Probe(Type boundary)
+        {
+            int lines;
+            try
+            {
+                // The generated type's own method reports its line from the same PDB the application's frames use.
+                MethodInfo? probe = boundary.GetMethod("LineProbe", BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public, null, Type.EmptyTypes, null);
+                lines = probe?.Invoke(null, null) is int line ? (line != 0 ? Present : Absent) : Unknown;
+            }
+            catch (Exception)
+            {
+                lines = Unknown; // the walk answers, as without a call site
+            }
+
+            return Known.GetOrAdd(boundary, lines);
+        }
+    }
+}
