@@ -1,8 +1,8 @@
 using System;
-using System.Collections.Concurrent;
 using System.ComponentModel;
 using System.Reflection;
 using System.Runtime.CompilerServices;
+using System.Threading;
 using log4net.Core;
 using LowLatencyLog.Capture;
 
@@ -36,8 +36,10 @@ public sealed class CallSite
     private readonly string _methodName;
     private readonly string _fileName;
     private readonly int _line;
+    // Set on first use, once the runtime's frame confirmed the description (any thread; a race builds equal objects).
     private CallerLocation? _methodOnly;
     private CallerLocation? _withFile;
+    private bool _refused;
 
     /// <summary>Generated code: a call site.</summary>
     /// <param name="boundary">The generated type whose methods intercept the calls: log4net's stack walk starts past
@@ -65,9 +67,12 @@ public sealed class CallSite
     /// <summary>Which of <see cref="log4net.ILog"/>'s five levels the call logs at.</summary>
     internal LevelKind Kind { get; }
 
+    /// <summary>The file and first line of the call's sequence point, as the generator read them from the source.</summary>
+    internal (string File, int Line) Described => (_fileName, _line);
+
     /// <summary>
     /// Producer thread: the caller of <paramref name="source"/>, when it is the event of the intercepted call under way
-    /// on this thread; otherwise null (the stack is walked).
+    /// on this thread and the runtime reports this call site's frame as described; otherwise null (the stack is walked).
     /// </summary>
     internal static CallerLocation? Caller(LoggingEvent source, Type boundary, bool withFile)
     {
@@ -77,15 +82,40 @@ public sealed class CallSite
             return null;
         }
 
-        int lines = LineInfo.Of(boundary);
-        if (lines == LineInfo.Unknown)
+        CallerLocation? confirmed = site._withFile ?? site.Confirm();
+        if (confirmed == null)
         {
             return null;
         }
 
-        return withFile
-            ? site._withFile ??= CallerLocation.FromSite(site._className, site._methodName, lines == LineInfo.Present ? site._fileName : null, lines == LineInfo.Present ? site._line : 0)
-            : site._methodOnly ??= CallerLocation.FromSite(site._className, site._methodName);
+        return withFile ? confirmed : site._methodOnly;
+    }
+
+    /// <summary>
+    /// First use: one stack walk, as log4net's, confirms that the runtime reports the frame the generator described (its
+    /// type and method: not inlined, not renamed by the compiler) and reads the file and line the runtime reports for it,
+    /// which log4net writes (the JIT's map from code to IL offsets sometimes lands the call on a hidden sequence point,
+    /// line 0, and without the PDB there is no file or line). Later events from the call site reuse the answer.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private CallerLocation? Confirm()
+    {
+        if (_refused)
+        {
+            return null;
+        }
+
+        if (CallerLocation.CallerFrame(Boundary, withFile: true) is { } frame &&
+            frame.GetMethod() is { } method && method.Name == _methodName && method.DeclaringType?.FullName == _className)
+        {
+            _methodOnly = CallerLocation.FromSite(_className, _methodName);
+            CallerLocation withFile = CallerLocation.FromSite(_className, _methodName, frame.GetFileName(), frame.GetFileLineNumber());
+            Volatile.Write(ref _withFile, withFile); // after _methodOnly: a thread that sees it sees both
+            return withFile;
+        }
+
+        _refused = true;
+        return null;
     }
 
     /// <summary>Marks <paramref name="site"/> as the call under way, with the message object log4net gets.</summary>
@@ -119,39 +149,6 @@ public sealed class CallSite
         {
             t_current = _site;
             t_message = _message;
-        }
-    }
-
-    /// <summary>
-    /// Whether the runtime reads file and line numbers for the generated type's assembly (its PDB found and matching):
-    /// without them log4net writes no file and line 0, and so does a call site.
-    /// </summary>
-    private static class LineInfo
-    {
-        public const int Unknown = 0;
-        public const int Absent = 1;
-        public const int Present = 2;
-
-        private static readonly ConcurrentDictionary<Type, int> Known = new ConcurrentDictionary<Type, int>();
-
-        public static int Of(Type boundary) => Known.TryGetValue(boundary, out int lines) ? lines : Probe(boundary);
-
-        [MethodImpl(MethodImplOptions.NoInlining)]
-        private static int Probe(Type boundary)
-        {
-            int lines;
-            try
-            {
-                // The generated type's own method reports its line from the same PDB the application's frames use.
-                MethodInfo? probe = boundary.GetMethod("LineProbe", BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public, null, Type.EmptyTypes, null);
-                lines = probe?.Invoke(null, null) is int line ? (line != 0 ? Present : Absent) : Unknown;
-            }
-            catch (Exception)
-            {
-                lines = Unknown; // the walk answers, as without a call site
-            }
-
-            return Known.GetOrAdd(boundary, lines);
         }
     }
 }

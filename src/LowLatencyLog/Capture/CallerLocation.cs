@@ -93,6 +93,23 @@ internal sealed class CallerLocation
             return site; // described at compile time: no walk
         }
 
+        if (CallerFrame(boundary, withFile) is not StackFrame frame)
+        {
+            // No frame of the boundary type: the JIT inlined it into the caller (a tiered, profile-guided build does
+            // that to log4net's LogImpl methods). log4net then answers "?" everywhere.
+            return NotAvailable;
+        }
+
+        return new CallerLocation(frame.GetMethod(), withFile ? frame.GetFileName() : null, withFile ? frame.GetFileLineNumber() : 0, withFile);
+    }
+
+    /// <summary>
+    /// The caller's frame as log4net finds it: past the first run of frames of <paramref name="boundary"/>; null when
+    /// no frame is of that type.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal static StackFrame? CallerFrame(Type boundary, bool withFile)
+    {
         // One walk, as log4net's (the runtime walks the whole stack for any frame asked for, so reading one frame costs
         // about as much as reading all of them); without file information unless a layout writes it.
         var trace = new StackTrace(withFile);
@@ -108,14 +125,7 @@ internal sealed class CallerLocation
             index++;
         }
 
-        if (index >= count || trace.GetFrame(index) is not StackFrame frame)
-        {
-            // No frame of the boundary type: the JIT inlined it into the caller (a tiered, profile-guided build does
-            // that to log4net's LogImpl methods). log4net then answers "?" everywhere.
-            return NotAvailable;
-        }
-
-        return new CallerLocation(frame.GetMethod(), withFile ? frame.GetFileName() : null, withFile ? frame.GetFileLineNumber() : 0, withFile);
+        return index < count ? trace.GetFrame(index) : null;
     }
 
     /// <summary>Worker thread. What log4net's <see cref="LocationInfo"/> holds for this caller, bar its stack frames.</summary>
