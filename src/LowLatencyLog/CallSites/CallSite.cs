@@ -67,6 +67,12 @@ public sealed class CallSite
     /// <summary>Which of <see cref="log4net.ILog"/>'s five levels the call logs at.</summary>
     internal LevelKind Kind { get; }
 
+    /// <summary>Tests: null before the first use, then whether the runtime's frame confirmed the description.</summary>
+    internal bool? Confirmed => _refused ? false : _withFile != null ? true : null;
+
+    /// <summary>Tests: what the runtime reported for the call site's frame once confirmed.</summary>
+    internal LocationInfo? Reported => _withFile?.ToLocationInfo();
+
     /// <summary>The file and first line of the call's sequence point, as the generator read them from the source.</summary>
     internal (string File, int Line) Described => (_fileName, _line);
 
