@@ -88,7 +88,7 @@ public sealed class CallSite
             return null;
         }
 
-        CallerLocation? confirmed = site._withFile ?? site.Confirm();
+        CallerLocation? confirmed = Volatile.Read(ref site._withFile) ?? site.Confirm();
         if (confirmed == null)
         {
             return null;
