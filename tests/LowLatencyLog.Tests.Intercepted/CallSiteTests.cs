@@ -97,26 +97,34 @@ public sealed class InterceptionTests
         var sibling = new TextAppender("%M|%L%n");
         logger.AddAppender(sibling);
 
-        // Enough calls, with a pause, for the tiered JIT to recompile the loop with inlining.
-        for (int round = 0; round < 4; round++)
+        // Enough calls of the loop, with pauses, for the tiered JIT to recompile it optimized, with Hot inlined into it.
+        for (int round = 0; round < 60; round++)
         {
-            for (int i = 0; i < 500; i++)
+            HotLoop(log, 40);
+            if (round % 20 == 19)
             {
-                Hot(log, i);
+                Thread.Sleep(300);
             }
-
-            Thread.Sleep(150);
         }
 
         Assert.That(((IFlushable)logger.Appenders[0]).Flush(10_000), Is.True);
         Assert.That(child.Text, Is.EqualTo(sibling.Text));
         string[] lines = sibling.Text.Split('\n', StringSplitOptions.RemoveEmptyEntries);
-        Assert.That(lines, Has.Length.EqualTo(2000));
+        Assert.That(lines, Has.Length.EqualTo(2400));
         Assert.That(lines.Distinct(), Is.EqualTo(new[] { "Hot|" + HotLine }), "log4net finds the small method every time, not its caller");
     }
 
     // The call and the line number it is on: same line.
     private static readonly int HotLine = LineHere(); [MethodImpl(MethodImplOptions.AggressiveInlining)] private static void Hot(ILog log, int i) => log.InfoFormat("hot {0}", i);
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // optimized from the first call: the JIT would inline Hot here
+    private static void HotLoop(ILog log, int calls)
+    {
+        for (int i = 0; i < calls; i++)
+        {
+            Hot(log, i);
+        }
+    }
 
     private static int LineHere([CallerLineNumber] int line = 0) => line;
 
