@@ -113,7 +113,7 @@ public sealed class CallSiteGenerator : IIncrementalGenerator
         }
 
         SyntaxTree tree = invocation.SyntaxTree;
-        if (tree.GetLineVisibility(pointNode.SpanStart, cancel) != LineVisibility.Visible || HasStateMachine(invocation))
+        if (tree.GetLineVisibility(pointNode.SpanStart, cancel) == LineVisibility.Hidden || HasStateMachine(invocation))
         {
             return null;
         }
