@@ -80,7 +80,7 @@ public sealed class InterceptionTests
         Assert.That(child.Text, Does.Contain(typeName + "+Inner|Nested|"));
         Assume.That(EventFields.ReadsLocationBoundary, "the netstandard2.0 build always asks the event, as log4net does");
         CallSite[] used = Sites().Where(s => s.Described.File.EndsWith("CallSiteTests.cs", StringComparison.Ordinal) && s.Confirmed == true).ToArray();
-        Assert.That(used, Has.Length.GreaterThanOrEqualTo(12), "the call sites were described and confirmed");
+        Assert.That(used, Has.Length.GreaterThanOrEqualTo(10), "the call sites were described and confirmed");
         foreach (CallSite site in used)
         {
             Assert.That(site.Reported!.LineNumber, Is.EqualTo(site.Described.Line.ToString(CultureInfo.InvariantCulture)), "the runtime reports the line the generator read");
@@ -340,11 +340,6 @@ public sealed class Shapes : IShape
     {
         _log = log;
         _log.Info("constructor");
-    }
-
-    ~Shapes()
-    {
-        s_log?.Info("finalizer, if the GC runs it");
     }
 
     public event EventHandler? Changed
