@@ -15,7 +15,9 @@ namespace LowLatencyLog.CallSites;
 /// <remarks>
 /// <para>Generated code creates one per call site and passes it to <see cref="InterceptedLog"/>; applications do not
 /// use it. The generator describes only call sites whose frame the runtime reports as written (an ordinary method of a
-/// non-generic type, not a lambda, local function, async method or iterator); the others keep log4net's stack walk.</para>
+/// non-generic type, not a lambda, local function, async method or iterator); the others keep log4net's stack walk.
+/// The first event of a call site checks the description against one walk, and keeps the file and line that walk
+/// reports (what log4net writes); a call site the runtime reports otherwise keeps walking.</para>
 /// </remarks>
 [EditorBrowsable(EditorBrowsableState.Never)]
 public sealed class CallSite
@@ -49,8 +51,8 @@ public sealed class CallSite
     /// or <see cref="log4net.Core.Level.Fatal"/>.</param>
     /// <param name="className">The calling method's declaring type, as <see cref="Type.FullName"/> writes it.</param>
     /// <param name="methodName">The calling method, as <see cref="MemberInfo.Name"/> writes it.</param>
-    /// <param name="fileName">The source file, as the PDB records it (path map applied).</param>
-    /// <param name="line">The first line of the call's sequence point.</param>
+    /// <param name="fileName">The source file, as the PDB records it (path map applied), as the generator reads it.</param>
+    /// <param name="line">The first line of the call's statement, as the generator reads it.</param>
     public CallSite(Type boundary, Level level, string className, string methodName, string fileName, int line)
     {
         Boundary = boundary ?? throw new ArgumentNullException(nameof(boundary));
