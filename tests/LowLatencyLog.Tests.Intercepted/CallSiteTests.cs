@@ -154,6 +154,26 @@ public sealed class InterceptionTests
         Assert.That(lines[2], Does.Contain("|" + nameof(NestedCalls_DisabledLevels_AndFailingAppenders_LeaveEveryEventItsOwnLocation) + "|"));
     }
 
+    [Test]
+    public void AnILogOfAnotherType_HasItsOwnMethodCalled_WithTheSameArguments()
+    {
+        var (logger, log) = _repositories.NewLogger("proxy");
+        var child = new Child(Pattern + "%exception");
+        logger.AddAppender(Async(nameof(BoundedQueueAsyncAppender), child.Appender));
+        var sibling = new TextAppender(Pattern + "%exception");
+        logger.AddAppender(sibling);
+        ForwardingLog proxy = ForwardingLog.Over(log);
+
+        ((ILog)proxy).InfoFormat("through a proxy {0}", 1);
+        ((ILog)proxy).Warn("warn", new InvalidOperationException("x"));
+        ((ILog)proxy).ErrorFormat(CultureInfo.InvariantCulture, "{0} {1}", "provider", 2);
+        Assert.That(((IFlushable)logger.Appenders[0]).Flush(10_000), Is.True);
+
+        Assert.That(proxy.Calls, Is.EqualTo(new[] { "InfoFormat(String, Object)", "Warn(Object, Exception)", "ErrorFormat(IFormatProvider, String, Object[])" }));
+        Assert.That(child.Text, Is.EqualTo(sibling.Text));
+        Assert.That(child.Text, Does.Contain("through a proxy 1").And.Contain("|warn").And.Contain("System.InvalidOperationException: x").And.Contain("provider 2"));
+    }
+
     private const int Events = 20_000;
 
     [TestCase(false)]
@@ -427,5 +447,26 @@ public sealed class Shapes : IShape
     private static class Inner
     {
         public static void Nested(ILog log) => log.ErrorFormat("nested {0} {1} {2}", 1, 2, 3);
+    }
+}
+
+/// <summary>An <see cref="ILog"/> that is not log4net's <c>LogImpl</c>: forwards each call to one, and records it.</summary>
+public class ForwardingLog : DispatchProxy
+{
+    private ILog? _inner;
+
+    public List<string> Calls { get; } = new List<string>();
+
+    public static ForwardingLog Over(ILog inner)
+    {
+        var proxy = (ForwardingLog)(object)Create<ILog, ForwardingLog>();
+        proxy._inner = inner;
+        return proxy;
+    }
+
+    protected override object? Invoke(MethodInfo? targetMethod, object?[]? args)
+    {
+        Calls.Add($"{targetMethod!.Name}({string.Join(", ", targetMethod.GetParameters().Select(p => p.ParameterType.Name))})");
+        return targetMethod.Invoke(_inner, args);
     }
 }
