@@ -55,6 +55,9 @@ public sealed class InterceptionTests
         Assert.That(interceptors, Has.Length.EqualTo(Sites().Length));
         Assert.That(interceptors, Has.Length.GreaterThan(20));
         Assert.That(interceptors.All(m => (m.Attributes & MethodAttributes.RequireSecObject) != 0), "every interceptor keeps its caller's frame");
+        MethodInfo[] forwarders = typeof(InterceptedLog).GetMethods(BindingFlags.Public | BindingFlags.Static);
+        Assert.That(forwarders, Has.Length.EqualTo(7));
+        Assert.That(forwarders.All(m => (m.Attributes & MethodAttributes.RequireSecObject) != 0), "no tail call from an interceptor to them");
     }
 
     [TestCaseSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.TypeNames))]

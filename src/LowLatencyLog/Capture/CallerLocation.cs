@@ -88,7 +88,7 @@ internal sealed class CallerLocation
             return null;
         }
 
-        if (CallSites.CallSite.Caller(source, boundary, withFile) is { } site)
+        if (KnownCallSite.Caller(source, boundary, withFile) is { } site)
         {
             return site; // described at compile time: no walk
         }

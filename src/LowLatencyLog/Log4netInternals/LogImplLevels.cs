@@ -4,25 +4,25 @@ using System.Runtime.CompilerServices;
 using log4net;
 using log4net.Core;
 
-namespace LowLatencyLog.CallSites;
+namespace LowLatencyLog.Log4netInternals;
 
 /// <summary>
 /// The levels log4net's <see cref="LogImpl"/> logs at: its repository's levels of those names, which it reloads when the
 /// configuration changes. Read from the instance, so an intercepted call logs at the level the call would have.
 /// </summary>
-internal static class Levels
+internal static class LogImplLevels
 {
     /// <summary>The level <paramref name="log"/>'s method logs at, or null when <paramref name="log"/> is not log4net's
     /// own <see cref="LogImpl"/> (a subclass may override the method) or its levels cannot be read.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static Level? Of(ILog log, CallSite site)
+    public static Level? Of(ILog log, LevelKind kind)
     {
         if (!Readable || log.GetType() != typeof(LogImpl))
         {
             return null;
         }
 
-        return Read((LogImpl)log, site.Kind);
+        return Read((LogImpl)log, kind);
     }
 
 #if NET8_0_OR_GREATER
@@ -92,5 +92,48 @@ internal static class Levels
         {
             return false; // another log4net: every call goes through its own method
         }
+    }
+}
+
+/// <summary>The five levels of <c>ILog</c>'s logging methods.</summary>
+internal enum LevelKind
+{
+    Debug,
+    Info,
+    Warn,
+    Error,
+    Fatal,
+}
+
+internal static class LevelKinds
+{
+    public static LevelKind Of(Level level)
+    {
+        if (level == Level.Debug)
+        {
+            return LevelKind.Debug;
+        }
+
+        if (level == Level.Info)
+        {
+            return LevelKind.Info;
+        }
+
+        if (level == Level.Warn)
+        {
+            return LevelKind.Warn;
+        }
+
+        if (level == Level.Error)
+        {
+            return LevelKind.Error;
+        }
+
+        if (level == Level.Fatal)
+        {
+            return LevelKind.Fatal;
+        }
+
+        throw new ArgumentException($"Not one of ILog's levels: {level}.", nameof(level));
     }
 }
