@@ -19,7 +19,7 @@ public static class Program
     /// <c>--smoke</c>: every benchmark once, in process, with a dry job; exits 1 if any benchmark failed or did not run
     /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the CPU at steady low rates and the time to file
     /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--overload</c>, <c>--cold</c> (and its <c>--cold-child</c>),
-    /// <c>--latency</c>, <c>--latency-smoke</c>, <c>--soak</c>, <c>--soak-smoke</c>: see <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
+    /// <c>--latency</c>, <c>--stall</c>, <c>--latency-smoke</c>, <c>--soak</c>, <c>--soak-smoke</c>: see <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
     /// </summary>
     public static int Main(string[] args)
     {
@@ -42,6 +42,8 @@ public static class Program
                 return ColdStart.Child(args);
             case "--latency":
                 return LatencyHarness.Run(args);
+            case "--stall":
+                return LatencyHarness.Stall(args);
             case "--latency-smoke":
                 return LatencyHarness.Smoke();
             case "--soak":
@@ -90,12 +92,17 @@ public static class Program
                                                               with bytes per call and gen0/1/2 per kind
           --overload [repeats] [events] [csv]                 strings built per call, 1,048,576 events (16x the async
                                                               buffers): collections, async against the file appender alone
-          --latency [seconds] [rates|auto] [producers] [csv] [kinds]
+          --latency [seconds] [rates|auto] [producers] [csv] [kinds] [rounds]
                                                               per-call latency percentiles, paced producers (default
-                                                              10 auto 2); rates e.g. 1000,10000,100000
+                                                              10 auto 2, 3 rounds with the cases' order moving: medians
+                                                              and their spread); rates e.g. 1000,10000,100000
+          --stall [seconds] [rates] [producers] [csv] [kinds] [rounds]
+                                                              the same per-call latency for the synchronous file appender
+                                                              and each async one, without and with a child beside the
+                                                              file that stalls 100 ms every second
           --cold [case,case...] [kinds] [csv]                 each case in a new process: first 500,000 calls and first
                                                               second against the warm rate
-          --latency-smoke                                     a ~15 s latency run that checks its own output (CI)
+          --latency-smoke                                     a ~30 s latency and stall run that checks its own output (CI)
           --soak [seconds] [appender] [csv]                   seconds per mode (default 600) at full rate, Block then Discard;
                                                               checks counts, lines on disk and flat memory; writes a CSV
           --soak-smoke                                        a 30 s soak (15 s per mode) that checks the same (CI)

@@ -53,6 +53,18 @@ public static class Program
             return;
         }
 
+        if (args.Length == 2 && args[0] == "hold")
+        {
+            HoldTheSharedLockAndHang(args[1]);
+            return;
+        }
+
+        if (args.Length == 3 && args[0] == "utc-start")
+        {
+            StartRollingByUtc(args[1], args[2]);
+            return;
+        }
+
         using var file = new FileStream(args[0], FileMode.Create, FileAccess.Write, FileShare.Read, 1);
         var writer = new EventBufferWriter(new UTF8Encoding(false), 4096) { Stream = file };
         long sequence = 0;
@@ -249,12 +261,16 @@ public static class Program
         string rolling = fileKind == "RollingBufferedFileAppender"
             ? @"<rollingStyle value=""Size"" /><maximumFileSize value=""2MB"" /><maxSizeRollBackups value=""-1"" /><countDirection value=""1"" />"
             : "";
+        // "log4net.FileAppender": log4net's own appender, as a process not yet migrated to this library runs it.
+        string type = fileKind.StartsWith("log4net.", StringComparison.Ordinal)
+            ? "log4net.Appender." + fileKind.Substring(8)
+            : $"LowLatencyLog.Appender.{fileKind}, LowLatencyLog";
         var xml = new System.Xml.XmlDocument();
         xml.LoadXml($@"<log4net>
               <appender name=""async"" type=""LowLatencyLog.Appender.BoundedQueueAsyncAppender, LowLatencyLog"">
                 <appender-ref ref=""file"" />
               </appender>
-              <appender name=""file"" type=""LowLatencyLog.Appender.{fileKind}, LowLatencyLog"">
+              <appender name=""file"" type=""{type}"">
                 <file value=""{path}"" />
                 <lockingModel type=""log4net.Appender.FileAppender+{model}"" />
                 {rolling}
@@ -274,6 +290,54 @@ public static class Program
 
         LogManager.Shutdown();
         Console.Out.WriteLine("done");
+        Console.Out.Flush();
+    }
+
+    /// <summary>
+    /// <c>hold path</c>: takes the lock the shared locking models take for <c>path</c>, appends "partial" (no line end)
+    /// as a write cut short would leave it, prints "held" and waits to be killed without releasing the lock.
+    /// </summary>
+    private static void HoldTheSharedLockAndHang(string path)
+    {
+        var sharedLock = SharedLock.Create(path, rolling: false);
+        sharedLock.Enter();
+        using (var file = new FileStream(path, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete))
+        {
+            byte[] partial = Encoding.UTF8.GetBytes("partial");
+            file.Write(partial, 0, partial.Length);
+        }
+
+        Console.Out.WriteLine("held");
+        Console.Out.Flush();
+        System.Threading.Thread.Sleep(System.Threading.Timeout.Infinite);
+        GC.KeepAlive(sharedLock);
+    }
+
+    /// <summary>
+    /// <c>utc-start theirs ours</c>: starts log4net's RollingFileAppender on <c>theirs/app.log</c> and ours on
+    /// <c>ours/app.log</c>, both rolling by date in UTC (<c>UniversalDateTime</c>), logs "started" to each and shuts down;
+    /// run with <c>TZ</c> set, to compare what each does with the files an earlier run left.
+    /// </summary>
+    private static void StartRollingByUtc(string theirs, string ours)
+    {
+        string Appender(string name, string type, string folder) => $@"
+              <appender name=""{name}"" type=""{type}"">
+                <file value=""{Path.Combine(folder, "app.log")}"" />
+                <rollingStyle value=""Date"" />
+                <datePattern value="".yyyy-MM-dd"" />
+                <dateTimeStrategy type=""log4net.Appender.RollingFileAppender+UniversalDateTime"" />
+                <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%newline"" /></layout>
+              </appender>";
+        var xml = new System.Xml.XmlDocument();
+        xml.LoadXml($@"<log4net>
+              {Appender("theirs", "log4net.Appender.RollingFileAppender", theirs)}
+              {Appender("ours", "LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog", ours)}
+              <root><level value=""ALL"" /><appender-ref ref=""theirs"" /><appender-ref ref=""ours"" /></root>
+            </log4net>");
+        log4net.Config.XmlConfigurator.Configure(LogManager.GetRepository(typeof(Program).Assembly), xml.DocumentElement!);
+        LogManager.GetLogger(typeof(Program)).Info("started");
+        LogManager.Shutdown();
+        Console.Out.WriteLine("done " + TimeZoneInfo.Local.Id);
         Console.Out.Flush();
     }
 

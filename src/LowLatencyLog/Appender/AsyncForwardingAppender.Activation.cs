@@ -86,7 +86,8 @@ public abstract partial class AsyncForwardingAppender
             () => dispatcher.AcceptedCount,
             () => dispatcher.DeliveredCount,
             () => DiscardedCount,
-            () => dispatcher.QueueDepth);
+            () => dispatcher.QueueDepth,
+            () => ReentrantCount);
 
     /// <summary>Under <c>_lifecycle</c>, when the worker could not start: the events held so far go to the children
     /// now, in order, and the count of those dropped before is reported.</summary>

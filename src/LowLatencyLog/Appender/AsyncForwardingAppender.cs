@@ -193,20 +193,35 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
 
     /// <summary>Captures the event on the calling thread and queues it for the worker. Never throws.</summary>
     /// <param name="loggingEvent">The event; it is only read, never fixed or kept by the worker.</param>
+    /// <remarks>A call made on the same thread while this appender takes an event (an argument's <c>ToString()</c>,
+    /// a filter or a property provider that logs) is not taken, as log4net's <c>AppenderSkeleton</c> drops it; it is
+    /// counted (<see cref="ReentrantCount"/>).</remarks>
     [MethodImpl(Jit.Optimized)]
     public void DoAppend(LoggingEvent loggingEvent)
     {
+        int depth = t_depth;
+        if (depth != 0 && IsTakingOnThisThread(depth))
+        {
+            CountReentrant();
+            return;
+        }
+
+        AsyncForwardingAppender?[] taking = t_taking is { } known && depth < known.Length ? known : Taking(depth);
+        taking[depth] = this;
+        t_depth = depth + 1;
         try
         {
-            if (!_admission.Admits(loggingEvent))
+            if (_admission.Admits(loggingEvent))
             {
-                return;
-            }
-
-            AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
-            if (dispatcher == null)
-            {
-                if (_synchronous)
+                AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
+                if (dispatcher != null)
+                {
+                    // The item may hold this thread's formatting builder: the queue copies it, then it is given back.
+                    CapturedEvent captured = CapturedEvent.CaptureForQueue(loggingEvent, _capture, _carryObjects);
+                    dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
+                    CapturedEvent.Release(in captured);
+                }
+                else if (_synchronous)
                 {
                     ForwardSynchronously(loggingEvent);
                 }
@@ -214,13 +229,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
                 {
                     AppendBeforeActivation(loggingEvent);
                 }
-
-                return;
             }
-
-            // The item may refer to this thread's formatting buffer: it goes straight into the queue, which copies it.
-            CapturedEvent captured = CapturedEvent.CaptureForQueue(loggingEvent, _capture, _carryObjects);
-            dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
         }
         catch (ThreadInterruptedException e)
         {
@@ -233,7 +242,57 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         {
             ReportProducerError(e);
         }
+
+        // Not in a finally: every exception is caught above.
+        taking[depth] = null;
+        t_depth = depth;
     }
+
+    // The async appenders taking an event on this thread, outermost first (AppenderSkeleton's recursive guard, kept
+    // per thread since calling threads are not serialized here).
+    [ThreadStatic]
+    private static AsyncForwardingAppender?[]? t_taking;
+
+    [ThreadStatic]
+    private static int t_depth;
+
+    private long _reentrant;
+
+    /// <summary>Log calls made on a thread while this appender was taking an event on the same thread (an argument's
+    /// <c>ToString()</c> or a filter that logs): not taken, as log4net's own appenders drop them.</summary>
+    public long ReentrantCount => Interlocked.Read(ref _reentrant);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool IsTakingOnThisThread(int depth)
+    {
+        AsyncForwardingAppender?[] taking = t_taking!;
+        for (int i = 0; i < depth; i++)
+        {
+            if (ReferenceEquals(taking[i], this))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static AsyncForwardingAppender?[] Taking(int depth)
+    {
+        AsyncForwardingAppender?[]? taking = t_taking;
+        if (taking == null || depth >= taking.Length)
+        {
+            var larger = new AsyncForwardingAppender?[Math.Max(4, 2 * (depth + 1))];
+            taking?.CopyTo(larger, 0);
+            t_taking = taking = larger;
+        }
+
+        return taking;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void CountReentrant() => Interlocked.Increment(ref _reentrant);
 
     /// <summary>Queues each event as <see cref="DoAppend(LoggingEvent)"/> does. Never throws.</summary>
     /// <param name="loggingEvents">The events.</param>
@@ -265,6 +324,14 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
                 bool flushed = true;
                 foreach (IAppender child in _children.Current)
                 {
+                    if (child is log4net.Appender.FileAppender { ImmediateFlush: false })
+                    {
+                        // Never FileAppender.Flush(int) there: it fails and drops the writer's buffer (ChildrenSink's
+                        // way round it needs the single worker). Its text reaches the file as it fills, or at close.
+                        flushed = false;
+                        continue;
+                    }
+
                     flushed &= child is not IFlushable flushable || flushable.Flush(millisecondsTimeout);
                 }
 

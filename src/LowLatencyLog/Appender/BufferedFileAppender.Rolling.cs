@@ -44,13 +44,28 @@ public partial class BufferedFileAppender
         {
             // Under the lock every writer of the file takes around its writes: no process appends to a file being
             // renamed, and the next write of each goes to the new one.
-            SharedFileStream.UnderLock(_sharedLock, () =>
+            try
+            {
+                _sharedLock!.EnterRoll();
+            }
+            catch (IOException ex)
+            {
+                ReportError("Could not roll the log file: " + ex.Message, ex, ErrorCode.GenericFailure);
+                return;
+            }
+
+            try
             {
                 if (sizeLimit < 0 || SharedFileStillHolds(sizeLimit))
                 {
                     RollLocked(roll, append, sameFile);
                 }
-            });
+            }
+            finally
+            {
+                _sharedLock.ExitRoll();
+            }
+
             return;
         }
 
@@ -165,28 +180,40 @@ public partial class BufferedFileAppender
             sameFile: !byDate && rolling.SizeRollTruncates,
             sizeLimit: byDate ? -1 : rolling.SizeLimit);
 
-    private void SetLocking(FileSharing sharing)
+    /// <summary>Whether log4net's own appender for these settings takes a rolling lock (RollingFileAppender does).</summary>
+    private protected virtual bool Rolls => false;
+
+    /// <summary>Sets up the locking model; false (reported) if the shared lock it needs cannot be had.</summary>
+    private bool SetLocking(FileSharing sharing, string fullPath)
     {
         _sharedLock?.Dispose();
         _sharedLock = null;
+        _sharing = sharing;
         _shared = sharing == FileSharing.Shared;
-        if (_shared && !string.IsNullOrWhiteSpace(File))
+        if (!_shared)
         {
-            try
-            {
-                _sharedLock = FileLocks.CreateSharedLock(SystemInfo.ConvertToFullPath(File!.Trim()));
-            }
-            catch (Exception ex)
-            {
-                // A read-only /tmp (where .NET keeps named mutexes on Unix), or a mutex of another account on Windows.
-                ReportError(
-                    $"Could not create the lock that processes sharing [{File}] take around each write; each write still opens the " +
-                    "file and appends whole events, but two processes' writes may now interleave.", ex, ErrorCode.GenericFailure);
-            }
+            return true;
+        }
+
+        try
+        {
+            _sharedLock = SharedLock.Create(fullPath, Rolls);
+            return true;
+        }
+        catch (IOException ex)
+        {
+            // Refused as a second writer under ExclusiveLock is: writes without the lock could overwrite others' lines.
+            ReportError($"The file [{fullPath}] is not written: {ex.Message}", ex, ErrorCode.FileOpenFailure);
+            LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: {ex.Message}");
+            return false;
         }
     }
 
     /// <summary>Opens <paramref name="path"/> as the locking model says.</summary>
-    private Stream OpenFileStream(string path, bool append) =>
-        _shared ? new SharedFileStream(path, append, _sharedLock) : _files.Open(path, append);
+    private Stream OpenFileStream(string path, bool append) => _sharing switch
+    {
+        FileSharing.Shared => new SharedFileStream(path, append, _sharedLock!, _encoding),
+        FileSharing.None => LogFile.Open(path, append, exclusive: false),
+        _ => _files.Open(path, append),
+    };
 }

@@ -67,7 +67,10 @@ public partial class BufferedFileAppender
     /// library) is refused and says so, on Windows and Linux.</para>
     /// <para><see cref="FileAppender.MinimalLock"/> and <see cref="FileAppender.InterProcessLock"/>: several processes
     /// write one file. Each write (a whole batch of whole events) opens the file, appends at its end under a lock all of
-    /// them take, and closes it. Any other model gets an error at activation and is written as ExclusiveLock.</para>
+    /// them take (the named mutex log4net's own InterProcessLock takes for the file, so log4net's appenders in other
+    /// processes are excluded too), and closes it. If that lock cannot be created the file is refused, loudly.</para>
+    /// <para><see cref="FileAppender.NoLock"/>: held open as with ExclusiveLock, but other writers may open the file too,
+    /// unprotected, as with log4net. Any other model gets an error at activation and is written as ExclusiveLock.</para>
     /// </remarks>
     public FileAppender.LockingModelBase? LockingModel { get; set; }
 }

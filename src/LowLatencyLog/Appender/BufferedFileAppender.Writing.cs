@@ -170,7 +170,7 @@ public partial class BufferedFileAppender
         _path = path;
         try
         {
-            bool midLine = append && LogFile.EndsMidLine(path, _encoding);
+            bool midLine = append && !_shared && LogFile.EndsMidLine(path, _encoding); // a shared stream checks under its lock
             Stream stream = reuse != null ? Truncated(reuse) : OpenFileStream(path, append);
             long length;
             try

@@ -96,8 +96,9 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
     private bool _skeletonClosed; // as AppenderSkeleton's own flag: set by Close, never cleared
     private bool _appendingCaptured;
 
-    private System.Threading.Mutex? _sharedLock; // for FileSharing.Shared, unless it could not be created
+    private SharedLock? _sharedLock; // for FileSharing.Shared
     private bool _shared;
+    private FileSharing _sharing;
 
     private readonly IFileSystem _files;
 
@@ -157,7 +158,6 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
             _immediateFlush = settings.ImmediateFlush;
             _flushInterval = settings.FlushInterval;
             _fastLayout = settings.FastLayout;
-            SetLocking(settings.Sharing);
             CompileLayout();
             RollingPolicy? previous = _rolling;
             _rolling = CreateRollingPolicy(report);
@@ -170,7 +170,15 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
                 return;
             }
 
-            string path = SystemInfo.ConvertToFullPath(File!.Trim());
+            // As log4net: the lock is named after the absolute path as written, %VARIABLES% expanded only to open files.
+            string fullPath = SystemInfo.ConvertToFullPath(File!.Trim());
+            string path = Environment.ExpandEnvironmentVariables(fullPath);
+            if (!SetLocking(settings.Sharing, fullPath))
+            {
+                _writer = null; // refused: reported, and nothing is written without the lock
+                return;
+            }
+
             _writer = new EventBufferWriter(_encoding, settings.BufferSize);
             _reportedDrops = 0;
             _closed = false;
@@ -180,7 +188,16 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
                 {
                     // Another process may be rolling these files right now.
                     string start = path;
-                    SharedFileStream.UnderLock(_sharedLock, () => start = StartFiles(start, append));
+                    _sharedLock!.EnterRoll();
+                    try
+                    {
+                        start = StartFiles(start, append);
+                    }
+                    finally
+                    {
+                        _sharedLock.ExitRoll();
+                    }
+
                     path = start;
                 }
                 else

@@ -14,8 +14,9 @@ namespace LowLatencyLog.Appender;
 ///   &lt;appender-ref ref="file" /&gt;
 /// &lt;/appender&gt;
 /// </code>
-/// Settings and behaviour are those of <see cref="AsyncForwardingAppender"/>; <c>bufferSize</c> is the size of each of
-/// the two buffers.
+/// Settings and behaviour are those of <see cref="AsyncForwardingAppender"/>; <c>bufferSize</c> is split between the two
+/// buffers, so the appender holds at most that many events, and while the worker is stuck on one buffer (a stalled
+/// child) the callers have the other half.
 /// </remarks>
 public sealed class HotSwapAsyncAppender : AsyncForwardingAppender
 {

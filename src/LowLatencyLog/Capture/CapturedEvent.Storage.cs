@@ -9,8 +9,8 @@ internal readonly partial struct CapturedEvent
     /// <summary>
     /// Copies a producer's item (or another slot's event) into a slot: the message text into the storage the slot owns
     /// (<paramref name="destination"/>'s <see cref="Text"/>, created on the slot's first use), never a reference to the
-    /// caller's message string unless it is too long for that storage. Never throws but for out of memory: it runs
-    /// between a claim and its publication.
+    /// caller's message string unless it is too long for that storage. Never throws but for out of memory (a slot's
+    /// first storage): it runs between a claim and its publication, and the queues publish a skipped mark if it does.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void Store(ref CapturedEvent destination, in CapturedEvent source)
@@ -19,15 +19,8 @@ internal readonly partial struct CapturedEvent
         string? message = source.Message;
         if (source.Formatted is { } formatted)
         {
-            if (formatted.Length <= MessageText.MaxLength)
-            {
-                (text ??= new MessageText(formatted.Length)).Set(formatted);
-            }
-            else
-            {
-                text?.Unset();
-                message = formatted.ToString();
-            }
+            // Only a message that fits the storage comes in the builder: a longer one became a string before the claim.
+            (text ??= new MessageText(formatted.Length)).Set(formatted);
         }
         else if (source.Text is { IsSet: true } other)
         {

@@ -1,6 +1,7 @@
 using System;
 using System.Runtime.CompilerServices;
 using System.Text;
+using System.Threading;
 using log4net.Core;
 using log4net.Repository;
 using log4net.Util;
@@ -103,10 +104,23 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
         Context = source.Context;
     }
 
-    private CapturedEvent(MessageText? spare)
+    private CapturedEvent(MessageText? spare, Level? level = null)
     {
         this = default;
         Text = spare;
+        Level = level;
+    }
+
+    /// <summary>The level of a slot whose store threw (<see cref="Skip"/>): the worker drops it.</summary>
+    internal static readonly Level SkippedMark = new Level(int.MinValue, "LowLatencyLog.SkippedSlot");
+
+    /// <summary>Producer side, after <see cref="Store"/> threw in a claimed slot: the slot holds the skipped mark and
+    /// keeps its storage.</summary>
+    public static void Skip(ref CapturedEvent slot)
+    {
+        MessageText? keep = slot.Text;
+        keep?.Unset();
+        slot = new CapturedEvent(keep, SkippedMark);
     }
 
     /// <summary>Producer thread. Reads what <paramref name="flags"/> selects into an item that holds its own message
@@ -114,14 +128,22 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
     public static CapturedEvent Capture(LoggingEvent source, FixFlags flags, bool objects = false)
     {
         CapturedEvent item = CaptureForQueue(source, flags, objects);
-        return item.Formatted is { } formatted ? new CapturedEvent(in item, formatted.ToString(), null) : item;
+        if (item.Formatted is { } formatted)
+        {
+            item = new CapturedEvent(in item, formatted.ToString(), null);
+            ReturnBuilder(formatted);
+        }
+
+        return item;
     }
 
     /// <summary>
     /// Producer thread. Reads what <paramref name="flags"/> selects into an item for <see cref="Store"/>; allocates
     /// nothing for the slot flags with a string or <c>*Format</c> message (on an unnamed thread, from its second event
-    /// on). A <c>*Format</c> message is formatted into this thread's builder, which the item refers to until the next
-    /// capture on the thread: the item goes straight into a queue, which copies the text into the slot.
+    /// on). A <c>*Format</c> message is formatted into this thread's builder, which the item holds until the queue has
+    /// copied it into the slot; the caller then gives it back (<see cref="Release"/>). A message longer than a slot's
+    /// storage becomes a string here, before any slot is claimed (nothing that can throw runs between a claim and its
+    /// publication but the copy into the slot).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static CapturedEvent CaptureForQueue(LoggingEvent source, FixFlags flags, bool objects = false)
@@ -132,6 +154,11 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
         if ((flags & FixFlags.Message) != 0)
         {
             message = MessageOf(source, out formatted);
+            if (formatted != null && formatted.Length > MessageText.MaxLength)
+            {
+                message = LongMessage(formatted);
+                formatted = null;
+            }
         }
 
         return new CapturedEvent(
@@ -146,8 +173,41 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
             objects);
     }
 
+    /// <summary>This thread's formatting builder while no capture holds it; null while one does, so that a log call
+    /// made during the formatting (an argument's <c>ToString</c> that logs) formats into a builder of its own.</summary>
     [ThreadStatic]
     private static StringBuilder? t_formatted;
+
+    /// <summary>The largest builder kept for the thread (chars); a larger one, grown by a long message, is dropped, as
+    /// the framework's <c>StringBuilderCache</c> does, so that a thread does not keep (and clear) it for good.</summary>
+    internal const int KeptBuilderCapacity = 4 * MessageText.MaxLength;
+
+    /// <summary>Producer thread, once the item is stored (or dropped): gives the item's builder back to the thread.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Release(in CapturedEvent item)
+    {
+        if (item.Formatted is { } formatted)
+        {
+            ReturnBuilder(formatted);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void ReturnBuilder(StringBuilder builder)
+    {
+        if (builder.Capacity <= KeptBuilderCapacity)
+        {
+            t_formatted = builder;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static string LongMessage(StringBuilder formatted)
+    {
+        string message = formatted.ToString();
+        ReturnBuilder(formatted);
+        return message;
+    }
 
     /// <summary>
     /// The message as log4net's <c>%message</c> writes it, <see cref="LoggingEvent.WriteRenderedMessage"/>: the cached
@@ -175,6 +235,13 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
                 return text;
             }
 
+            // Text log4net rendered and cached already (a fixing buffer, a filter, an earlier appender read it) is
+            // what its own appenders write; the arguments may have changed since.
+            if (EventFields.CachedMessage(source) is { } cached)
+            {
+                return cached;
+            }
+
             if (message is SystemStringFormat format && TryFormat(source, format, out formatted))
             {
                 return null;
@@ -200,19 +267,75 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
             return false;
         }
 
-        StringBuilder builder = t_formatted ??= new StringBuilder(256);
+        // Taken from the thread while in use: an argument's ToString() may log, and that call must not write into it.
+        StringBuilder builder = t_formatted ?? new StringBuilder(MessageText.MaxLength);
+        t_formatted = null;
         builder.Clear();
         try
         {
             builder.AppendFormat(provider, pattern, args);
         }
+        catch (Exception e) when (e is not OutOfMemoryException and not ThreadAbortException)
+        {
+            // log4net's own answer to a format that fails, from this failure: formatting again would run the
+            // arguments' ToString() a second time (they may count, log or change).
+            LogLog.Warn(typeof(SystemStringFormat), $"Exception while rendering format [{pattern}]", e);
+            builder.Clear();
+            if (!TryWriteFormatError(builder, e, pattern, args))
+            {
+                ReturnBuilder(builder);
+                return false;
+            }
+        }
         catch (Exception)
         {
+            ReturnBuilder(builder);
             return false;
         }
 
         formatted = builder;
         return true;
+    }
+
+    /// <summary>The text log4net's <c>SystemStringFormat</c> writes for a format that failed, byte for byte.</summary>
+    private static bool TryWriteFormatError(StringBuilder builder, Exception failure, string pattern, object?[] args)
+    {
+        try
+        {
+            builder.Append("<log4net.Error>Exception during StringFormat: ").Append(failure.Message);
+            builder.Append(" <format>").Append(pattern).Append("</format><args>{");
+            for (int i = 0; i < args.Length; i++)
+            {
+                if (i > 0)
+                {
+                    builder.Append(", ");
+                }
+
+                if (args[i] is null)
+                {
+                    builder.Append(SystemInfo.NullText);
+                    continue;
+                }
+
+                int mark = builder.Length;
+                try
+                {
+                    builder.Append(args[i]);
+                }
+                catch (Exception e) when (e is not OutOfMemoryException and not ThreadAbortException)
+                {
+                    builder.Length = mark;
+                    builder.Append("<Exception: ").Append(e.Message).Append('>');
+                }
+            }
+
+            builder.Append("}</args></log4net.Error>");
+            return true;
+        }
+        catch (Exception)
+        {
+            return false; // log4net's own fallback text, through its rendering
+        }
     }
 
     private static string? RenderMessage(LoggingEvent source)

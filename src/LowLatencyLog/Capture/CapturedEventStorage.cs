@@ -19,4 +19,8 @@ internal sealed class CapturedEventStorage : SlotStorage<CapturedEvent>
     public override void Prepare(ref CapturedEvent slot) => CapturedEvent.Clear(ref slot, new MessageText(0));
 
     public override void ClearDelivered(ref CapturedEvent item) => CapturedEvent.Clear(ref item, item.Text);
+
+    public override void Skip(ref CapturedEvent slot) => CapturedEvent.Skip(ref slot);
+
+    public override bool IsSkipped(in CapturedEvent item) => ReferenceEquals(item.Level, CapturedEvent.SkippedMark);
 }

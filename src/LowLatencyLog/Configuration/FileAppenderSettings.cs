@@ -63,11 +63,16 @@ internal sealed class FileAppenderSettings
             return FileSharing.Shared;
         }
 
+        if (model == typeof(FileAppender.NoLock))
+        {
+            return FileSharing.None;
+        }
+
         reportError(
             $"Setting 'lockingModel' has the model [{model.FullName}], which is not supported. Accepted: " +
             $"{typeof(FileAppender.ExclusiveLock).FullName} (the default), {typeof(FileAppender.MinimalLock).FullName}, " +
-            $"{typeof(FileAppender.InterProcessLock).FullName}. The file is written as with ExclusiveLock: held open by this " +
-            "appender alone from start to close. See docs/file-appenders.md, \"Locking models\".");
+            $"{typeof(FileAppender.InterProcessLock).FullName}, {typeof(FileAppender.NoLock).FullName}. The file is written as " +
+            "with ExclusiveLock: held open by this appender alone from start to close. See docs/file-appenders.md, \"Locking models\".");
         return FileSharing.Exclusive;
     }
 }

@@ -95,14 +95,16 @@ internal sealed partial class AsyncDispatcher<T>
     }
 
     [MethodImpl(Jit.Optimized)]
-    private void Deliver(T[] items, int count)
+    private void Deliver(T[] items, int drained)
     {
+        // A slot whose store threw was published as a mark: it counts as drained (flushes wait for it), nothing more.
+        int count = ItemCopy.RemoveSkipped(items, drained);
         if (Abandoned)
         {
             // Close gave up waiting: what is still here is counted, not delivered.
             Interlocked.Add(ref _undelivered, count);
         }
-        else
+        else if (count > 0)
         {
             Volatile.Write(ref _state.InFlight, count);
             try
@@ -119,8 +121,8 @@ internal sealed partial class AsyncDispatcher<T>
             _state.DeliveredSinceFlush = true;
         }
 
-        ItemCopy.ClearDelivered(items, count); // keep no references to delivered events
-        Interlocked.Add(ref _state.Drained, count);
+        ItemCopy.ClearDelivered(items, drained); // keep no references to delivered events
+        Interlocked.Add(ref _state.Drained, drained);
     }
 
     /// <summary>The queue ran empty: report discards, serve flush requests, and end the batch with a flush.</summary>

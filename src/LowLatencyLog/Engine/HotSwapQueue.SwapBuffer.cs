@@ -69,7 +69,18 @@ internal sealed partial class HotSwapQueue<T>
                 if (index < Slots.Length)
                 {
                     ref Slot slot = ref Slots[index];
-                    ItemCopy.Copy(ref slot.Item, in item);
+                    try
+                    {
+                        ItemCopy.Copy(ref slot.Item, in item);
+                    }
+                    catch
+                    {
+                        // The store threw (out of memory): publish a mark the worker drops, then let it propagate.
+                        ItemCopy.Skip(ref slot.Item);
+                        Volatile.Write(ref slot.Written, 1);
+                        throw;
+                    }
+
                     Volatile.Write(ref slot.Written, 1); // release: the item is visible before the flag
                 }
             }

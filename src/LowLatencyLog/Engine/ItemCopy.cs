@@ -12,8 +12,9 @@ namespace LowLatencyLog.Engine;
 /// the destination's GC cards whatever the references point to; every gen-0 collection then scans every slot written
 /// since the previous one (an application's gen-0 pauses grow several times while an async appender with a large
 /// buffer is busy). The slot is therefore stored field by field: each reference takes the plain barrier, which marks a
-/// card only for a young object, and the appenders store none (interned or long-lived strings, levels, repositories,
-/// the slot's own text storage). The appenders' slot type does this in its storage rules.</para>
+/// card only for a young object, and the appenders store few (interned or long-lived strings, levels, repositories,
+/// the slot's own text storage); the caller's message and exception objects, carried only for children that may read
+/// them, are the young ones. The appenders' slot type does this in its storage rules.</para>
 /// </remarks>
 internal static class ItemCopy
 {
@@ -30,6 +31,57 @@ internal static class ItemCopy
         }
 
         destination = source;
+    }
+
+    /// <summary>
+    /// Producer side, in the handler of a claim-then-publish whose store threw: the claimed slot becomes a mark the
+    /// worker drops (<see cref="RemoveSkipped"/>), and the queue publishes it, so that no claim is left unpublished
+    /// (the worker would wait at it for good). Never throws.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Skip<T>(ref T slot)
+    {
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage != null)
+        {
+            storage.Skip(ref slot);
+            return;
+        }
+
+        slot = default!; // unreachable: an assignment does not throw
+    }
+
+    /// <summary>
+    /// Worker side: moves the skipped marks of a drained batch behind the events (entries are swapped, so each keeps
+    /// its storage) and returns how many events come first. Every entry up to <paramref name="count"/> is still
+    /// cleared as delivered.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int RemoveSkipped<T>(T[] items, int count)
+    {
+        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
+        if (storage == null)
+        {
+            return count;
+        }
+
+        int kept = 0;
+        for (int i = 0; i < count; i++)
+        {
+            if (storage.IsSkipped(in items[i]))
+            {
+                continue;
+            }
+
+            if (kept != i)
+            {
+                (items[kept], items[i]) = (items[i], items[kept]);
+            }
+
+            kept++;
+        }
+
+        return kept;
     }
 
     /// <summary>

@@ -87,7 +87,18 @@ internal sealed class QueueSegment<T>
                     observed = Interlocked.CompareExchange(ref _positions.Tail, tail + 1, tail);
                     if (observed == tail)
                     {
-                        ItemCopy.Copy(ref slot.Item, in item);
+                        try
+                        {
+                            ItemCopy.Copy(ref slot.Item, in item);
+                        }
+                        catch
+                        {
+                            // The store threw (out of memory): publish a mark the worker drops, then let it propagate.
+                            ItemCopy.Skip(ref slot.Item);
+                            Volatile.Write(ref slot.Sequence, tail + 1);
+                            throw;
+                        }
+
                         // Release: the item is visible before the worker can see the new sequence.
                         Volatile.Write(ref slot.Sequence, tail + 1);
                     }

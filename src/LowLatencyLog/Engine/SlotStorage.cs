@@ -29,4 +29,11 @@ internal abstract class SlotStorage<T>
 
     /// <summary>Worker side: forgets a delivered item's references, keeping its storage.</summary>
     public abstract void ClearDelivered(ref T item);
+
+    /// <summary>Producer side, when <see cref="Store"/> threw: leaves the claimed slot holding an item the worker
+    /// recognises as no event (<see cref="IsSkipped"/>), so that the slot can still be published. Must not throw.</summary>
+    public abstract void Skip(ref T slot);
+
+    /// <summary>Worker side: whether a taken item is the mark <see cref="Skip"/> left (delivered to no one).</summary>
+    public abstract bool IsSkipped(in T item);
 }

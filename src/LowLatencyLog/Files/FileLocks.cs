@@ -1,8 +1,6 @@
 using System;
 using System.IO;
 using System.Runtime.InteropServices;
-using System.Security.Cryptography;
-using System.Text;
 using System.Threading;
 using Microsoft.Win32.SafeHandles;
 
@@ -15,8 +13,12 @@ internal enum FileSharing
     Exclusive,
 
     /// <summary><c>MinimalLock</c>, <c>InterProcessLock</c>: each write opens the file and appends to its end under a
-    /// lock that every process writing the file takes.</summary>
+    /// lock that every process writing the file takes (<see cref="SharedLock"/>).</summary>
     Shared,
+
+    /// <summary><c>NoLock</c>: held open from start to close, as Exclusive, but other writers may open the file too (they
+    /// write at their own positions, as with log4net's <c>NoLock</c>).</summary>
+    None,
 }
 
 /// <summary>The locks behind <see cref="FileSharing"/>.</summary>
@@ -100,39 +102,6 @@ internal static class FileLocks
             log4net.Util.LogLog.Debug(typeof(FileLocks),
                 "LowLatencyLog: files are written without the lock that refuses a second writer (not available on this OS, in a " +
                 "32-bit process or on a Linux kernel before 3.15): give each process its own file.");
-        }
-    }
-
-    /// <summary>
-    /// The lock every process takes around a write to a <see cref="FileSharing.Shared"/> file: a named mutex, one per
-    /// file path, visible to every process of the machine (as log4net's <c>InterProcessLock</c>).
-    /// </summary>
-    public static Mutex CreateSharedLock(string path)
-    {
-        string key = RuntimeInformation.IsOSPlatform(OSPlatform.Windows) || RuntimeInformation.IsOSPlatform(OSPlatform.OSX)
-            ? path.ToUpperInvariant() // file names that differ only in case are one file there
-            : path;
-        using var sha = SHA256.Create();
-        byte[] hash = sha.ComputeHash(Encoding.UTF8.GetBytes(key));
-        var name = new StringBuilder(@"Global\LowLatencyLog.", 60);
-        for (int i = 0; i < 16; i++)
-        {
-            name.Append(hash[i].ToString("x2", System.Globalization.CultureInfo.InvariantCulture));
-        }
-
-        return new Mutex(false, name.ToString());
-    }
-
-    /// <summary>Waits for <paramref name="mutex"/>; one left by a process that died holding it is taken over.</summary>
-    public static void Enter(Mutex mutex)
-    {
-        try
-        {
-            mutex.WaitOne();
-        }
-        catch (AbandonedMutexException)
-        {
-            // Owned now. The dead writer's last batch may be torn (its process died mid-write).
         }
     }
 

@@ -5,7 +5,7 @@ namespace LowLatencyLog.Files;
 /// <summary>The file operations the file appenders make; tests pass their own to inject failures.</summary>
 internal interface IFileSystem
 {
-    /// <summary>Opens a log file for writing (<see cref="LogFile.Open"/>).</summary>
+    /// <summary>Opens a log file for writing (<see cref="LogFile.Open(string, bool)"/>).</summary>
     Stream Open(string path, bool append);
 
     /// <summary>Whether a file exists at <paramref name="path"/>.</summary>

@@ -17,14 +17,19 @@ internal static class LogFile
     /// stream would cut them at its own chunk boundaries. Not opened in <see cref="FileMode.Append"/>, so that a write
     /// that failed half-way (disk full) can be rewound and overwritten by the retry.
     /// </remarks>
-    public static Stream Open(string path, bool append)
+    public static Stream Open(string path, bool append) => Open(path, append, exclusive: true);
+
+    /// <summary>As <see cref="Open(string, bool)"/>; with <paramref name="exclusive"/> false (log4net's <c>NoLock</c>)
+    /// other writers may open the file too.</summary>
+    public static Stream Open(string path, bool append, bool exclusive)
     {
         CreateFolder(path);
-        var stream = new FileStream(path, FileMode.OpenOrCreate, FileAccess.Write, FileShare.Read | FileShare.Delete, 1);
+        var share = exclusive ? FileShare.Read | FileShare.Delete : FileShare.ReadWrite | FileShare.Delete;
+        var stream = new FileStream(path, FileMode.OpenOrCreate, FileAccess.Write, share, 1);
         try
         {
             // Before anything is truncated or written: a second writer must leave the file as it is.
-            if (!FileLocks.LockExclusive(stream, path))
+            if (exclusive && !FileLocks.LockExclusive(stream, path))
             {
                 FileLocks.ReportUnlockedOnce();
             }
@@ -67,45 +72,10 @@ internal static class LogFile
     /// </summary>
     public static bool EndsMidLine(string path, Encoding encoding)
     {
-        byte[] lineFeed = encoding.GetBytes("\n");
         try
         {
             using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1);
-            long length = stream.Length;
-            int tailLength = (int)Math.Min(length, Math.Max(lineFeed.Length, 4));
-            var tail = new byte[tailLength];
-            stream.Seek(-tailLength, SeekOrigin.End);
-            int read = 0;
-            while (read < tail.Length)
-            {
-                int n = stream.Read(tail, read, tail.Length - read);
-                if (n == 0)
-                {
-                    return false;
-                }
-
-                read += n;
-            }
-
-            if (length == 0 || (length == tailLength && IsByteOrderMark(tail)) || tail[tail.Length - 1] == 0x0A)
-            {
-                return false;
-            }
-
-            if (tail.Length < lineFeed.Length)
-            {
-                return true;
-            }
-
-            for (int i = 0; i < lineFeed.Length; i++)
-            {
-                if (tail[tail.Length - lineFeed.Length + i] != lineFeed[i])
-                {
-                    return true;
-                }
-            }
-
-            return false;
+            return EndsMidLine(stream, encoding.GetBytes("\n"));
         }
         catch (FileNotFoundException)
         {
@@ -115,6 +85,47 @@ internal static class LogFile
         {
             return false;
         }
+    }
+
+    /// <summary>As <see cref="EndsMidLine(string, Encoding)"/>, for an open, readable file; <paramref name="lineFeed"/>
+    /// is the line feed in the file's encoding. Moves the stream's position.</summary>
+    public static bool EndsMidLine(Stream stream, byte[] lineFeed)
+    {
+        long length = stream.Length;
+        int tailLength = (int)Math.Min(length, Math.Max(lineFeed.Length, 4));
+        var tail = new byte[tailLength];
+        stream.Seek(-tailLength, SeekOrigin.End);
+        int read = 0;
+        while (read < tail.Length)
+        {
+            int n = stream.Read(tail, read, tail.Length - read);
+            if (n == 0)
+            {
+                return false;
+            }
+
+            read += n;
+        }
+
+        if (length == 0 || (length == tailLength && IsByteOrderMark(tail)) || tail[tail.Length - 1] == 0x0A)
+        {
+            return false;
+        }
+
+        if (tail.Length < lineFeed.Length)
+        {
+            return true;
+        }
+
+        for (int i = 0; i < lineFeed.Length; i++)
+        {
+            if (tail[tail.Length - lineFeed.Length + i] != lineFeed[i])
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private static readonly byte[][] ByteOrderMarks =

@@ -60,6 +60,12 @@ internal sealed partial class RollingFiles
         }
     }
 
+    /// <summary>The suffix of a file being rolled between its two moves.</summary>
+    internal const string RollingSuffix = ".rolling";
+
+    /// <summary>The name <paramref name="fileName"/> has between a roll's two moves (the only place it is built).</summary>
+    internal static string InterimName(string fileName) => fileName + RollingSuffix;
+
     private string StartFile()
     {
         string fileName = NextOutputFileName();

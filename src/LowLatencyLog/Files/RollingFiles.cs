@@ -69,8 +69,8 @@ internal sealed partial class RollingFiles
             _scheduledFileName = CombinePath(_baseFileName, Format(_now, _options.DatePattern));
         }
 
-        RecoverInterruptedRoll();
         DetermineCurrentSizeRollBackups();
+        RecoverInterruptedRoll();
         RollOverIfDateBoundaryCrossed();
         if (!append)
         {
@@ -115,6 +115,9 @@ internal sealed partial class RollingFiles
     /// name exists already was made by one of them, and the current file, started by that process, is kept.
     /// </summary>
     public bool Shared { get; set; }
+
+    /// <summary>File times are read in UTC (the clock gives UTC), as log4net reads them under <c>UniversalDateTime</c>.</summary>
+    public bool UniversalFileTimes { get; set; }
 
     /// <summary>True if a file holding <paramref name="length"/> bytes must be rolled before the next event.</summary>
     public bool SizeRollDue(long length) => _options.RollSize && length >= _options.MaxFileSize;
@@ -194,7 +197,7 @@ internal sealed partial class RollingFiles
             return;
         }
 
-        string last = Format(File.GetLastWriteTime(_baseFileName), _options.DatePattern);
+        string last = Format(UniversalFileTimes ? File.GetLastWriteTimeUtc(_baseFileName) : File.GetLastWriteTime(_baseFileName), _options.DatePattern);
         if (string.Equals(last, Format(_now, _options.DatePattern), StringComparison.Ordinal))
         {
             return;
@@ -206,22 +209,36 @@ internal sealed partial class RollingFiles
 
     /// <summary>Renames the backups one step (or deletes the oldest) to free a slot for the file being rolled.</summary>
     /// <remarks>
-    /// The file being rolled is moved out of the way first, to a name of its own: if it cannot be moved (another
-    /// process holds it), nothing else is touched, so a roll that keeps failing never deletes or shifts a backup.
+    /// The file being rolled is moved out of the way first, to its interim name (<see cref="InterimName"/>): if it
+    /// cannot be moved (another process holds it), nothing else is touched, so a roll that keeps failing never deletes
+    /// or shifts a backup. A file already under that name was left by a roll that was interrupted (its process killed
+    /// between the two moves): it is made the newest backup first, never deleted.
     /// </remarks>
     private void RollOverRenameFiles(string fileName)
     {
-        int max = _options.MaxSizeRollBackups;
-        if (max == 0)
+        if (_options.MaxSizeRollBackups == 0)
         {
             return;
         }
 
         bool movesCurrent = _options.CountDirection < 0 || _options.StaticLogFileName;
-        string? moved = null;
-        if (movesCurrent && File.Exists(fileName))
+        if (!movesCurrent)
         {
-            moved = fileName + RollingSuffix;
+            CurrentFileStayed = !MakeRoomAndPlace(fileName, null, orphan: false);
+            return;
+        }
+
+        string interim = InterimName(fileName);
+        if (File.Exists(interim) && !RecoverOrphan(fileName))
+        {
+            CurrentFileStayed = true;
+            return;
+        }
+
+        string? moved = null;
+        if (File.Exists(fileName))
+        {
+            moved = interim;
             if (!RollFile(fileName, moved))
             {
                 CurrentFileStayed = true;
@@ -229,6 +246,24 @@ internal sealed partial class RollingFiles
             }
         }
 
+        CurrentFileStayed = !MakeRoomAndPlace(fileName, moved, orphan: false);
+    }
+
+    /// <summary>Makes the file an interrupted roll left under <paramref name="fileName"/>'s interim name the newest
+    /// backup, as that roll would have; false (reported) if it could not be moved, and it is then left where it is.</summary>
+    private bool RecoverOrphan(string fileName)
+    {
+        string interim = InterimName(fileName);
+        _reportError($"Found [{interim}], left by a roll that was interrupted; it becomes the newest backup.", null);
+        return MakeRoomAndPlace(fileName, interim, orphan: true);
+    }
+
+    /// <summary>Shifts or deletes backups to free the newest backup's slot and moves <paramref name="moved"/> there.</summary>
+    /// <returns>False if <paramref name="moved"/> could not be placed (it went back to <paramref name="fileName"/>, or
+    /// stays where it is if it is an <paramref name="orphan"/>).</returns>
+    private bool MakeRoomAndPlace(string fileName, string? moved, bool orphan)
+    {
+        int max = _options.MaxSizeRollBackups;
         if (_options.CountDirection < 0)
         {
             if (CurrentSizeRollBackups == max)
@@ -244,8 +279,7 @@ internal sealed partial class RollingFiles
             }
 
             CurrentSizeRollBackups++;
-            CurrentFileStayed = !FinishMove(moved, fileName, CombinePath(fileName, ".1"));
-            return;
+            return FinishMove(moved, fileName, CombinePath(fileName, ".1"), orphan);
         }
 
         if (CurrentSizeRollBackups >= max && max > 0)
@@ -281,18 +315,20 @@ internal sealed partial class RollingFiles
         if (_options.StaticLogFileName)
         {
             CurrentSizeRollBackups++;
-            CurrentFileStayed = !FinishMove(moved, fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)));
+            return FinishMove(moved, fileName, CombinePath(fileName, "." + CurrentSizeRollBackups.ToString(CultureInfo.InvariantCulture)), orphan);
         }
+
+        return true;
     }
 
     /// <summary>
     /// A process killed between a roll's two moves leaves the rolled file under its interim name. With the file name
-    /// static and no current file yet, it goes back to that name (its events are the newest); otherwise it is reported
-    /// and kept as it is.
+    /// static and no current file yet, it goes back to that name (its events are the newest); otherwise it becomes the
+    /// newest backup.
     /// </summary>
     private void RecoverInterruptedRoll()
     {
-        string interim = _baseFileName + RollingSuffix;
+        string interim = InterimName(_baseFileName);
         if (!File.Exists(interim))
         {
             return;
@@ -303,7 +339,13 @@ internal sealed partial class RollingFiles
             return;
         }
 
-        _reportError($"Found [{interim}], left by a roll that was interrupted; it is kept as it is.", null);
+        if (_options.MaxSizeRollBackups == 0 || !(_options.CountDirection < 0 || _options.StaticLogFileName))
+        {
+            _reportError($"Found [{interim}], left by a roll that was interrupted; it is kept as it is.", null);
+            return;
+        }
+
+        RecoverOrphan(_baseFileName);
     }
 
     /// <summary>
@@ -316,7 +358,7 @@ internal sealed partial class RollingFiles
         try
         {
             var info = new FileInfo(dated);
-            return info.Exists && info.LastWriteTime > _boundary - (_nextCheck - _boundary);
+            return info.Exists && (UniversalFileTimes ? info.LastWriteTimeUtc : info.LastWriteTime) > _boundary - (_nextCheck - _boundary);
         }
         catch (Exception)
         {
@@ -324,12 +366,9 @@ internal sealed partial class RollingFiles
         }
     }
 
-    /// <summary>The name a file being rolled has between its two moves.</summary>
-    internal const string RollingSuffix = ".rolling";
-
     /// <summary>Moves the rolled file from its interim name to its backup name; if that fails, back where it was.</summary>
     /// <returns>False when the file is back under <paramref name="fileName"/> (it stayed).</returns>
-    private bool FinishMove(string? moved, string fileName, string backup)
+    private bool FinishMove(string? moved, string fileName, string backup, bool orphan = false)
     {
         if (moved != null && !File.Exists(moved))
         {
@@ -344,7 +383,11 @@ internal sealed partial class RollingFiles
             return true;
         }
 
-        RollFile(moved, fileName);
+        if (!orphan)
+        {
+            RollFile(moved, fileName);
+        }
+
         return false;
     }
 

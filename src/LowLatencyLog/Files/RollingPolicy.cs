@@ -18,10 +18,17 @@ internal sealed class RollingPolicy
     private RollingFiles? _files;
     private long _nextSizeRoll;
 
-    public RollingPolicy(RollingOptions options, IClock clock)
+    private readonly bool _universalFileTimes;
+
+    /// <param name="options">The settings.</param>
+    /// <param name="clock">The time rolls are decided and named by.</param>
+    /// <param name="universalFileTimes">Read the files' times in UTC (the clock gives UTC), as log4net does under its
+    /// <c>UniversalDateTime</c>.</param>
+    public RollingPolicy(RollingOptions options, IClock clock, bool universalFileTimes = false)
     {
         _options = options;
         _clock = clock;
+        _universalFileTimes = universalFileTimes;
     }
 
     /// <summary>The files, once <see cref="Start"/> ran.</summary>
@@ -30,7 +37,7 @@ internal sealed class RollingPolicy
     /// <summary>Rolls what earlier runs left as log4net would at start-up; returns the file to open.</summary>
     public string Start(string path, bool append, bool shared, Action<string, Exception?> reportError)
     {
-        _files = new RollingFiles(path, _options, _clock, reportError) { Shared = shared };
+        _files = new RollingFiles(path, _options, _clock, reportError) { Shared = shared, UniversalFileTimes = _universalFileTimes };
         return _files.Activate(append);
     }
 

@@ -1,33 +1,37 @@
 using System;
 using System.IO;
-using System.Threading;
+using System.Text;
 
 namespace LowLatencyLog.Files;
 
 /// <summary>
 /// A log file shared with other processes (<see cref="FileSharing.Shared"/>): each write takes the file's shared lock,
-/// opens the file in append mode, writes, and closes it again, so several processes append whole batches of whole
-/// events to one file, and a file renamed by another process's roll is followed by the next write.
+/// opens the file, appends at its end, and closes it again, so several processes append whole batches of whole events
+/// to one file, and a file renamed by another process's roll is followed by the next write.
 /// </summary>
 /// <remarks>
 /// Open only during a write, as log4net's <c>MinimalLock</c>: other programs can read, rename or delete the file in
-/// between. Each write starts at the end the file has when it is opened (.NET's append mode seeks there; it is not the
-/// operating system's atomic append), so writers that do not take the lock (log4net's own appenders, a process with
-/// another temp folder) can still overwrite each other's last write. A write that fails midway is cut off again before
-/// the lock is released, so the file never keeps a torn event for other writers to append after. Without a lock (it
-/// could not be created) the writes still append whole batches; only their interleaving is no longer excluded.
+/// between. Each write starts at the end the file has under the lock, so every writer that takes the lock (this library,
+/// log4net's <c>InterProcessLock</c>) appends after the others. A write that fails midway is cut off again before the
+/// lock is released, so the file never keeps a torn event for other writers to append after; and a file whose last line
+/// another writer left torn (killed mid-write) gets a line break before this writer's first event.
 /// </remarks>
 internal sealed class SharedFileStream : Stream
 {
     private readonly string _path;
-    private readonly Mutex? _lock;
+    private readonly SharedLock _lock;
+    private readonly byte[] _lineFeed;
+    private readonly byte[] _newLine;
     private long _length;
+    private bool _checkTail = true;
 
     /// <summary>Creates the file if it is missing (empties it unless <paramref name="append"/>).</summary>
-    public SharedFileStream(string path, bool append, Mutex? sharedLock)
+    public SharedFileStream(string path, bool append, SharedLock sharedLock, Encoding encoding)
     {
         _path = path;
         _lock = sharedLock;
+        _lineFeed = encoding.GetBytes("\n");
+        _newLine = encoding.GetBytes(Environment.NewLine);
         UnderLock(_lock, () =>
         {
             LogFile.CreateFolder(_path);
@@ -60,45 +64,43 @@ internal sealed class SharedFileStream : Stream
     /// <summary>Appends <paramref name="count"/> bytes at the end of the file, whatever other processes wrote.</summary>
     public override void Write(byte[] buffer, int offset, int count)
     {
-        if (_lock != null)
-        {
-            FileLocks.Enter(_lock);
-        }
-
+        bool abandoned = _lock.Enter();
         try
         {
             LogFile.CreateFolder(_path);
-            long start;
-            Exception failure;
-            using (var file = new FileStream(_path, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete, 1))
-            {
-                start = file.Length;
-                try
-                {
-                    file.Write(buffer, offset, count);
-                    _length = file.Length;
-                    return;
-                }
-                catch (Exception e)
-                {
-                    failure = e; // cut off below, through a handle that may truncate (an append-mode one may not)
-                }
-            }
+            using var file = new FileStream(_path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete, 1);
+            long start = file.Length;
 
-            CutBackTo(start);
-            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(failure).Throw();
+            // Someone else wrote since this writer's last write (or died holding the lock): their last line may be torn.
+            bool midLine = (_checkTail || abandoned || start != _length) && LogFile.EndsMidLine(file, _lineFeed);
+            file.Seek(start, SeekOrigin.Begin);
+            try
+            {
+                if (midLine)
+                {
+                    file.Write(_newLine, 0, _newLine.Length);
+                }
+
+                file.Write(buffer, offset, count);
+                _length = file.Length;
+                _checkTail = false;
+            }
+            catch (Exception)
+            {
+                CutBack(file, start);
+                throw;
+            }
         }
         finally
         {
-            _lock?.ReleaseMutex();
+            _lock.Exit();
         }
     }
 
-    private void CutBackTo(long start)
+    private static void CutBack(FileStream file, long start)
     {
         try
         {
-            using var file = new FileStream(_path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete, 1);
             if (file.Length > start)
             {
                 file.SetLength(start);
@@ -110,23 +112,17 @@ internal sealed class SharedFileStream : Stream
         }
     }
 
-    /// <summary>Runs <paramref name="action"/> (a roll's renames) under the file's shared lock, if there is one.</summary>
-    public static void UnderLock(Mutex? sharedLock, Action action)
+    /// <summary>Runs <paramref name="action"/> under the file's shared lock.</summary>
+    public static void UnderLock(SharedLock sharedLock, Action action)
     {
-        if (sharedLock == null)
-        {
-            action();
-            return;
-        }
-
-        FileLocks.Enter(sharedLock);
+        sharedLock.Enter();
         try
         {
             action();
         }
         finally
         {
-            sharedLock.ReleaseMutex();
+            sharedLock.Exit();
         }
     }
 

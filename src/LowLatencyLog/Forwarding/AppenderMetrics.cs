@@ -6,7 +6,7 @@ namespace LowLatencyLog.Forwarding;
 
 /// <summary>
 /// The <c>LowLatencyLog</c> meter (<see cref="System.Diagnostics.Metrics"/>): events accepted, delivered and discarded
-/// by each async appender, and its queue depth, each tagged with the appender's name. Watch it with
+/// by each async appender, re-entrant calls it did not take, and its queue depth, each tagged with the appender's name. Watch it with
 /// <c>dotnet-counters monitor --counters LowLatencyLog</c>.
 /// </summary>
 /// <remarks>
@@ -27,12 +27,13 @@ internal static class AppenderMetrics
         Meter.CreateObservableCounter("lowlatencylog.events.delivered", () => Observe(s => s.Delivered()), "{event}", "Events handed to the child appenders.");
         Meter.CreateObservableCounter("lowlatencylog.events.discarded", () => Observe(s => s.Discarded()), "{event}", "Events dropped because the buffer was full (overflow=Discard).");
         Meter.CreateObservableGauge("lowlatencylog.queue.depth", () => Observe(s => s.Depth()), "{event}", "Events waiting in the appender's buffer.");
+        Meter.CreateObservableCounter("lowlatencylog.events.reentrant", () => Observe(s => s.Reentrant()), "{event}", "Log calls made on a thread while the appender took an event on it (not taken, as log4net's appenders drop them).");
     }
 
     /// <summary>Starts reporting an appender's counters; dispose the result to stop.</summary>
-    public static IDisposable Register(string appender, Func<long> accepted, Func<long> delivered, Func<long> discarded, Func<long> depth)
+    public static IDisposable Register(string appender, Func<long> accepted, Func<long> delivered, Func<long> discarded, Func<long> depth, Func<long> reentrant)
     {
-        var source = new Source(appender, accepted, delivered, discarded, depth);
+        var source = new Source(appender, accepted, delivered, discarded, depth, reentrant);
         lock (Lock)
         {
             Sources.Add(source);
@@ -60,8 +61,9 @@ internal static class AppenderMetrics
 
     private sealed class Source : IDisposable
     {
-        public Source(string appender, Func<long> accepted, Func<long> delivered, Func<long> discarded, Func<long> depth)
+        public Source(string appender, Func<long> accepted, Func<long> delivered, Func<long> discarded, Func<long> depth, Func<long> reentrant)
         {
+            Reentrant = reentrant;
             Appender = appender;
             Accepted = accepted;
             Delivered = delivered;
@@ -78,6 +80,8 @@ internal static class AppenderMetrics
         public Func<long> Discarded { get; }
 
         public Func<long> Depth { get; }
+
+        public Func<long> Reentrant { get; }
 
         public void Dispose()
         {

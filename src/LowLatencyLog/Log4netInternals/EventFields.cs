@@ -120,9 +120,30 @@ internal static class EventFields
             return known.Default;
         }
 
+        WatchConfiguration(repository);
         bool byDefault = repository.RendererMap.Get(typeof(SystemStringFormat)) is DefaultRenderer;
         Volatile.Write(ref s_renderer, new RendererAnswer(repository, byDefault));
         return byDefault;
+    }
+
+    // Repositories whose configuration events forget the answer: a reconfiguration may add or remove a renderer.
+    private static readonly System.Runtime.CompilerServices.ConditionalWeakTable<ILoggerRepository, object> Watched =
+        new System.Runtime.CompilerServices.ConditionalWeakTable<ILoggerRepository, object>();
+
+    private static void WatchConfiguration(ILoggerRepository repository)
+    {
+        lock (Watched)
+        {
+            if (Watched.TryGetValue(repository, out _))
+            {
+                return;
+            }
+
+            Watched.Add(repository, Watched);
+        }
+
+        repository.ConfigurationReset += (_, _) => Volatile.Write(ref s_renderer, null);
+        repository.ConfigurationChanged += (_, _) => Volatile.Write(ref s_renderer, null);
     }
 
     private sealed class RendererAnswer
@@ -160,6 +181,11 @@ internal static class EventFields
 
     [ThreadStatic]
     private static string? t_threadName;
+
+    /// <summary>The message text log4net rendered and cached in the event (what its <c>WriteRenderedMessage</c> writes
+    /// first), or null; never renders it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static string? CachedMessage(LoggingEvent source) => Readable ? Data(source).Message : null;
 
     /// <summary><see cref="LoggingEvent.ThreadName"/>: the event's own, else (while the event is not frozen) what the
     /// getter answers on this thread, asked once per thread and thread name, else null.</summary>
@@ -247,6 +273,31 @@ internal static class EventFields
     public static string? Domain(LoggingEvent source) => source.Domain;
 
     public static string? ThreadName(LoggingEvent source) => source.ThreadName;
+
+    private static readonly Func<LoggingEvent, string?>? CachedMessageReader = BuildCachedMessageReader();
+
+    /// <summary>The message text log4net rendered and cached in the event, or null; never renders it.</summary>
+    public static string? CachedMessage(LoggingEvent source) => CachedMessageReader?.Invoke(source);
+
+    private static Func<LoggingEvent, string?>? BuildCachedMessageReader()
+    {
+        try
+        {
+            FieldInfo? data = typeof(LoggingEvent).GetField("_data", BindingFlags.Instance | BindingFlags.NonPublic);
+            if (data == null || data.FieldType != typeof(LoggingEventData))
+            {
+                return null;
+            }
+
+            System.Linq.Expressions.ParameterExpression e = System.Linq.Expressions.Expression.Parameter(typeof(LoggingEvent), "e");
+            return System.Linq.Expressions.Expression.Lambda<Func<LoggingEvent, string?>>(
+                System.Linq.Expressions.Expression.Field(System.Linq.Expressions.Expression.Field(e, data), nameof(LoggingEventData.Message)), e).Compile();
+        }
+        catch (Exception)
+        {
+            return null; // a log4net without the field, or a runtime that cannot compile: the arguments are formatted
+        }
+    }
 
     internal static bool ReadsLocationBoundary => false;
 

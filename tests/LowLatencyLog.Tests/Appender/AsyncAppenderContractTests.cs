@@ -225,12 +225,12 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         }
 
         var clock = Stopwatch.StartNew();
-        harness.Shutdown();
+        // The child holds for good, so only the timeout ends the drain: a Close that ignored it would never return.
+        Assert.That(Task.Run(harness.Shutdown).Wait(TimeSpan.FromSeconds(120)), Is.True, "Close gave up after shutdownTimeout");
         clock.Stop();
         async.Close(); // idempotent
 
-        Assert.That(clock.Elapsed, Is.LessThan(TimeSpan.FromSeconds(5)), "Close gave up after shutdownTimeout");
-        Assert.That(clock.Elapsed, Is.GreaterThanOrEqualTo(TimeSpan.FromMilliseconds(250)));
+        Assert.That(clock.Elapsed, Is.GreaterThanOrEqualTo(TimeSpan.FromMilliseconds(250)), "Close waited for the drain first");
         Assert.That(harness.InternalErrors.Any(e => e.Contains("Close timed out") && e.Contains("[async]") && e.Contains("4 queued")), Is.True, string.Join("\n", harness.InternalErrors));
 
         child.Open();
@@ -383,11 +383,10 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
         // Shutdown closes the signal appender first (under the root's write lock), which releases the child; the
         // child's echo then waits for that lock while Close waits for the worker.
         harness.Appender<SignalOnCloseAppender>("signal").OnClosing = child.Open;
-        var clock = Stopwatch.StartNew();
         var shutdown = Task.Run(harness.Shutdown);
 
-        Assert.That(shutdown.Wait(TimeSpan.FromSeconds(15)), Is.True, "LogManager.Shutdown did not deadlock");
-        Assert.That(clock.Elapsed, Is.LessThan(TimeSpan.FromSeconds(10)));
+        // A deadlock never ends; the bound is only how long the test waits to say so.
+        Assert.That(shutdown.Wait(TimeSpan.FromSeconds(120)), Is.True, "LogManager.Shutdown did not deadlock");
     }
 
     // Async 3 and 10: producers wait for room in a full buffer (holding the root logger's read lock) when

@@ -60,6 +60,7 @@ public class CallerLocationTests
         }
     }
 
+    [Category("Oracle")]
     [TestCaseSource(nameof(Patterns))]
     public void EveryLocationConverter_WritesWhatASynchronousSiblingWrites_FromEveryKindOfCallSite(string kind, string pattern)
     {
@@ -104,6 +105,7 @@ public class CallerLocationTests
         Assert.That(child.Text, Does.Contain(nameof(OnlyWhatTheLayoutsRead_IsReadOnTheLoggingThread_AndTheSharedEventKeepsItsOwnLocationUncomputed)).Or.Contain(nameof(CallerLocationTests)));
     }
 
+    [Category("Oracle")]
     [Test]
     public void AChildWhoseReadsAreUnknown_GetsLog4netsWholeLocation_WhenASiblingsLayoutMakesItCaptured()
     {
@@ -151,6 +153,7 @@ public class CallerLocationTests
         Assert.That(warning, Does.Contain("[file]").And.Contain("%method").And.Contain("%line").And.Contain("every log call"));
     }
 
+    [Category("Oracle")]
     [Test]
     public void AWrapperWithItsOwnBoundaryType_IsSeenThroughAsBySynchronousLog4net()
     {

@@ -16,6 +16,7 @@ namespace LowLatencyLog.Tests.Capture;
 /// log4net <c>FileAppender</c> beside the async appender writes the reference; behind it, the library's file appender
 /// (which writes the slot's text) and log4net's own <c>FileAppender</c> (which gets the rebuilt event).
 /// </summary>
+[Category("Oracle")]
 [TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
 public sealed class FormatDifferentialTests
 {

@@ -87,5 +87,9 @@ public sealed class SlotStorageTests
             Cleared++;
             item = default;
         }
+
+        public override void Skip(ref Counted slot) => slot = default;
+
+        public override bool IsSkipped(in Counted item) => false;
     }
 }

@@ -71,7 +71,7 @@ public sealed class FailedRollTests
     public void ARollThatCannotMoveTheFile_TouchesNoBackup_AndIsNotRetriedOnEveryEvent()
     {
         // A directory at the interim name: moving the current file away fails, as when another process holds it.
-        Directory.CreateDirectory(Path.Combine(_folder, "app.log" + RollingFiles.RollingSuffix, "blocker"));
+        Directory.CreateDirectory(Path.Combine(RollingFiles.InterimName(Path.Combine(_folder, "app.log")), "blocker"));
         var errors = new RecordingErrorHandler();
         var appender = NewAppender(errors, open: null);
         appender.ActivateOptions();
@@ -95,7 +95,7 @@ public sealed class FailedRollTests
     [Test]
     public void AProcessKilledBetweenARollsTwoMoves_ItsRolledFileIsTheCurrentFileAgainAtTheNextStart()
     {
-        string interim = Path.Combine(_folder, "app.log" + RollingFiles.RollingSuffix);
+        string interim = RollingFiles.InterimName(Path.Combine(_folder, "app.log"));
         File.WriteAllText(interim, "before the kill\n");
         var errors = new RecordingErrorHandler();
         RollingBufferedFileAppender appender = NewAppender(errors, open: null);

@@ -36,25 +36,27 @@ public sealed class FileConfigMigrationTests
     [TestCase("RollingBufferedFileAppender")]
     public void AnotherLockingModel_IsReportedOnce_AndTheAppenderWritesEveryEventAsWithExclusiveLock(string typeName)
     {
-        string model = typeof(LockingModelTests.NoLock).AssemblyQualifiedName!;
+        string model = typeof(LockingModelTests.UsersOwnLock).AssemblyQualifiedName!;
         using var harness = new Log4netHarness(Xml(typeName, $@"<lockingModel type=""{model}"" />"));
         Write(harness);
         harness.Shutdown();
 
         string[] errors = harness.InternalErrors.Where(e => e.Contains("'lockingModel'")).ToArray();
         Assert.That(errors, Has.Length.EqualTo(1), $"internal errors: {string.Join(" | ", harness.InternalErrors)}");
-        Assert.That(errors[0], Does.Contain(typeof(LockingModelTests.NoLock).FullName)
+        Assert.That(errors[0], Does.Contain(typeof(LockingModelTests.UsersOwnLock).FullName)
             .And.Contain("MinimalLock")
             .And.Contain("written as with ExclusiveLock")
             .And.Contain("docs/file-appenders.md"));
         Assert.That(harness.ReadLines("app.log"), Is.EqualTo(Enumerable.Range(0, Events).Select(i => "event " + i)));
     }
 
-    [TestCase("BufferedFileAppender")]
-    [TestCase("RollingBufferedFileAppender")]
-    public void ExclusiveLock_IsAcceptedSilently(string typeName)
+    [TestCase("BufferedFileAppender", "ExclusiveLock")]
+    [TestCase("RollingBufferedFileAppender", "ExclusiveLock")]
+    [TestCase("BufferedFileAppender", "NoLock")]
+    [TestCase("RollingBufferedFileAppender", "NoLock")]
+    public void ExclusiveLockAndNoLock_AreAcceptedSilently(string typeName, string model)
     {
-        using var harness = new Log4netHarness(Xml(typeName, @"<lockingModel type=""log4net.Appender.FileAppender+ExclusiveLock"" />"));
+        using var harness = new Log4netHarness(Xml(typeName, $@"<lockingModel type=""log4net.Appender.FileAppender+{model}"" />"));
         Write(harness);
         harness.Shutdown();
 

@@ -16,6 +16,7 @@ namespace LowLatencyLog.Tests.Files;
 /// The same events through <c>RollingBufferedFileAppender</c> and log4net 3.5.0's <c>RollingFileAppender</c>, set up
 /// the same way (one clock moved by the test for both), must leave the same file names with the same bytes.
 /// </summary>
+[Category("Oracle")]
 public sealed class RollingParityTests
 {
     private static readonly DateTime Start = new DateTime(2026, 3, 1, 22, 58, 30, 250);

@@ -12,6 +12,7 @@ namespace LowLatencyLog.Tests.Layout;
 /// The fast layout path against the layout itself: for generated patterns and varied events, the appender's bytes with
 /// <c>fastLayout</c> on must equal its bytes with it off, in UTF-8 and UTF-16.
 /// </summary>
+[Category("Oracle")]
 public sealed class FastLayoutDifferentialTests
 {
     private static readonly string[] Converters =

@@ -102,6 +102,38 @@ public sealed class FailedActivationTests
         Assert.That(delivered + appender.UndeliveredCount + appender.DiscardedCount, Is.EqualTo(101), "every event is delivered or counted, once");
     }
 
+    [Test]
+    public void AWorkerThreadThatCannotStart_AFlushLosesNoTextOfALog4netFileAppenderWithoutImmediateFlush()
+    {
+        string path = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "lll-" + Guid.NewGuid().ToString("N") + ".log");
+        try
+        {
+            var appender = new SeamAppender { Name = "refused", FailStart = true };
+            var file = new log4net.Appender.FileAppender
+            {
+                Name = "file",
+                File = path,
+                ImmediateFlush = false,
+                Layout = new log4net.Layout.PatternLayout("%message%newline"),
+            };
+            file.ActivateOptions();
+            appender.AddAppender(file);
+            appender.ActivateOptions();
+
+            appender.DoAppend(Event("one"));
+            appender.DoAppend(Event("two"));
+            Assert.That(appender.Flush(1000), Is.False, "not flushed: the child cannot flush safely in that mode");
+            appender.DoAppend(Event("three"));
+            appender.Close();
+
+            Assert.That(System.IO.File.ReadAllLines(path), Is.EqualTo(new[] { "one", "two", "three" }));
+        }
+        finally
+        {
+            System.IO.File.Delete(path);
+        }
+    }
+
     private static LoggingEvent Event(string message) =>
         new LoggingEvent(typeof(FailedActivationTests), null, "failed-activation", Level.Info, message, null);
 

@@ -48,6 +48,40 @@ public sealed class MetricsTests : AsyncAppenderFixture
         Assert.That(Collect("async"), Is.Empty, "a closed appender is no longer reported");
     }
 
+    [Test]
+    public void Meter_ReportsReentrantCalls()
+    {
+        using var harness = new Log4netHarness($@"<log4net>
+            <appender name=""async"" type=""{Kind.TypeAttribute}"">
+              <appender-ref ref=""null"" />
+            </appender>
+            <appender name=""null"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />
+            <root><level value=""ALL"" /><appender-ref ref=""async"" /></root>
+          </log4net>");
+        log4net.ILog log = harness.Logger();
+        log.InfoFormat("outer {0}", new LogsWhenFormatted(log));
+        log.InfoFormat("outer {0}", new LogsWhenFormatted(log));
+
+        var async = harness.Appender<LowLatencyLog.Appender.AsyncForwardingAppender>("async");
+        Assert.That(async.Flush(10_000), Is.True);
+        Assert.That(async.ReentrantCount, Is.EqualTo(2));
+        Assert.That(Collect("async")["lowlatencylog.events.reentrant"], Is.EqualTo(2));
+        Assert.That(async.DeliveredCount, Is.EqualTo(2), "the outer calls only");
+    }
+
+    private sealed class LogsWhenFormatted
+    {
+        private readonly log4net.ILog _log;
+
+        public LogsWhenFormatted(log4net.ILog log) => _log = log;
+
+        public override string ToString()
+        {
+            _log.Info("nested");
+            return "x";
+        }
+    }
+
     /// <summary>One collection of every LowLatencyLog instrument, for the appender named <paramref name="appender"/>.</summary>
     private static Dictionary<string, long> Collect(string appender)
     {

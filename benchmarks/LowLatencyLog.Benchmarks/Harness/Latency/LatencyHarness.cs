@@ -13,12 +13,12 @@ using LowLatencyLog.Benchmarks.Quick;
 namespace LowLatencyLog.Benchmarks.Latency;
 
 /// <summary>
-/// <c>--latency [seconds] [rates|auto] [producers] [csv] [kinds]</c>: per-call latency of each message kind for every
+/// <c>--latency [seconds] [rates|auto] [producers] [csv] [kinds] [rounds]</c>: per-call latency of each message kind for every
 /// latency case (log4net's floor, its synchronous FileAppender, our RollingBufferedFileAppender on the logging thread,
 /// the async appenders), producers paced at a fixed total rate (<see cref="PacedProducer"/>), each case at each rate
 /// of a comma-separated list (e.g. <c>1000,10000,100000</c>). One histogram per producer thread, merged per case.
 /// Prints the percentiles with the bytes each producer allocated per call and the collections, and writes them to a
-/// CSV file. <c>auto</c> runs every case at half the sustainable rate of the slowest async case, measured first with
+/// CSV file; with several rounds (default 3) every statistic is the median of the rounds, with their spread printed. <c>auto</c> runs every case at half the sustainable rate of the slowest async case, measured first with
 /// the same producers and kind. <c>--latency-smoke</c>: a short run that checks its own output.
 /// </summary>
 internal static class LatencyHarness
@@ -27,28 +27,52 @@ internal static class LatencyHarness
 
     private static readonly double[] Percentiles = { 50, 90, 99, 99.9, 99.99 };
 
-    public static int Run(string[] args)
+    public static int Run(string[] args) => Run(args, Suites.Latency);
+
+    /// <summary>
+    /// <c>--stall [seconds] [rates] [producers] [csv] [kinds] [rounds]</c>: the same measurement for the synchronous file appender
+    /// and each async appender, each without and with a child beside the file that stalls 100 ms every second (a slow
+    /// disk, a network appender): what a stall does to the calling thread.
+    /// </summary>
+    public static int Stall(string[] args) => Run(args, Suites.Stall);
+
+    private static int Run(string[] args, Suites suite)
     {
         // "-" keeps an argument's default, so that a later one can be given.
         string? Arg(int i) => args.Length > i && args[i] != "-" ? args[i] : null;
         double seconds = Arg(1) is { } s ? double.Parse(s, CultureInfo.InvariantCulture) : 10;
         string rateArg = Arg(2) ?? "auto";
         int producers = Arg(3) is { } p ? int.Parse(p, CultureInfo.InvariantCulture) : 2;
-        string csv = Arg(4) ?? Path.Combine(ResultsFolder.Path, "latency.csv");
+        string csv = Arg(4) ?? Path.Combine(ResultsFolder.Path, suite == Suites.Stall ? "stall.csv" : "latency.csv");
         MessageKind[] kinds = Arg(5) is { } k ? MessageKinds.Parse(k) : new[] { MessageKind.Format1 };
+        int rounds = Arg(6) is { } n ? int.Parse(n, CultureInfo.InvariantCulture) : 3;
 
-        CaseTable.ReportSkipped(Suites.Latency);
-        BenchCase[] cases = CaseTable.Runnable(Suites.Latency).ToArray();
+        CaseTable.ReportSkipped(suite);
+        BenchCase[] cases = CaseTable.Runnable(suite).ToArray();
         int[]? rates = rateArg == "auto" ? null : rateArg.Split(',', StringSplitOptions.RemoveEmptyEntries).Select(r => int.Parse(r, CultureInfo.InvariantCulture)).ToArray();
-        Console.WriteLine($"Latency: {cases.Length} cases x {kinds.Length} message kind(s) at {(rates == null ? "half the sustainable rate" : string.Join(", ", rates.Select(r => r.ToString("N0", CultureInfo.InvariantCulture))) + " events/s")} in total from {producers} paced producers, {seconds} s measured per case after a warm-up; {Environment.ProcessorCount} cores.");
+        Console.WriteLine($"Latency: {rounds} round(s) of {cases.Length} cases x {kinds.Length} message kind(s) at {(rates == null ? "half the sustainable rate" : string.Join(", ", rates.Select(r => r.ToString("N0", CultureInfo.InvariantCulture))) + " events/s")} in total from {producers} paced producers, {seconds} s measured per case after a warm-up; {Environment.ProcessorCount} cores.");
 
         var results = new List<CaseResult>();
         foreach (MessageKind kind in kinds)
         {
             foreach (int rate in rates ?? new[] { HalfSustainableRate(cases, producers, kind) })
             {
-                List<CaseResult> run = RunAll(cases, kind, seconds, rate, producers, progress: seconds >= 5);
+                // Rounds, each running every case once in an order that moves by one case per round, so that no case
+                // always runs first (fresh) or last (after the others' garbage and page cache); the median is reported.
+                var runs = new List<List<CaseResult>>();
+                for (int round = 0; round < rounds; round++)
+                {
+                    BenchCase[] order = cases.Skip(round % cases.Length).Concat(cases.Take(round % cases.Length)).ToArray();
+                    runs.Add(RunAll(order, kind, seconds, rate, producers, progress: seconds >= 5));
+                }
+
+                List<CaseResult> run = cases.Select(c => Median(runs.Select(r => r.Single(x => x.Case == c.Name)).ToList())).ToList();
                 PrintTables(run, kind, rate, producers);
+                if (rounds > 1)
+                {
+                    PrintSpread(runs, cases);
+                }
+
                 results.AddRange(run);
             }
         }
@@ -58,15 +82,15 @@ internal static class LatencyHarness
         return results.All(r => r.Error == null) ? 0 : 1;
     }
 
-    /// <summary>About fifteen seconds: every latency case briefly, then checks that each produced histograms and the CSV.</summary>
+    /// <summary>About half a minute: every latency and stall case briefly, then checks that each produced histograms and the CSV.</summary>
     public static int Smoke()
     {
         const int Rate = 2000;
         const int Producers = 2;
         const double Seconds = 1;
         const MessageKind Kind = MessageKind.Format1;
-        CaseTable.ReportSkipped(Suites.Latency);
-        BenchCase[] cases = CaseTable.Runnable(Suites.Latency).ToArray();
+        CaseTable.ReportSkipped(Suites.Latency | Suites.Stall);
+        BenchCase[] cases = CaseTable.Runnable(Suites.Latency | Suites.Stall).ToArray();
         string folder = BenchSession.NewFolder();
         try
         {
@@ -172,6 +196,11 @@ internal static class LatencyHarness
             p.Join();
         }
 
+        foreach (string slow in threads.SelectMany(p => p.SlowCalls))
+        {
+            Console.WriteLine($"  slow: {benchCase.Name}: {slow}");
+        }
+
         long stopStart = Stopwatch.GetTimestamp();
         session.Stop();
         double drainMilliseconds = Stopwatch.GetElapsedTime(stopStart).TotalMilliseconds;
@@ -199,6 +228,54 @@ internal static class LatencyHarness
             Row(benchCase.Name, kind, "response", rate, producers, response, cost),
             Row(benchCase.Name, kind, "service", rate, producers, service, cost),
         });
+    }
+
+    /// <summary>One result per statistic: the median of the rounds' values (counts and collections added up).</summary>
+    private static CaseResult Median(List<CaseResult> rounds)
+    {
+        if (rounds.Count == 1)
+        {
+            return rounds[0];
+        }
+
+        static double Mid(IEnumerable<double> values)
+        {
+            double[] sorted = values.OrderBy(v => v).ToArray();
+            return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;
+        }
+
+        LatencyRow MedianRow(string metric)
+        {
+            LatencyRow[] rows = rounds.Select(r => r.Rows.Single(x => x.Metric == metric)).ToArray();
+            LatencyRow first = rows[0];
+            return first with
+            {
+                Count = rows.Sum(r => r.Count),
+                P50 = Mid(rows.Select(r => r.P50)), P90 = Mid(rows.Select(r => r.P90)), P99 = Mid(rows.Select(r => r.P99)),
+                P999 = Mid(rows.Select(r => r.P999)), P9999 = Mid(rows.Select(r => r.P9999)), Max = Mid(rows.Select(r => r.Max)),
+                ProducerBytesPerCall = Mid(rows.Select(r => r.ProducerBytesPerCall)),
+                Gen0 = rows.Sum(r => r.Gen0), Gen1 = rows.Sum(r => r.Gen1), Gen2 = rows.Sum(r => r.Gen2),
+            };
+        }
+
+        return new CaseResult(rounds[0].Case, Mid(rounds.Select(r => r.DrainMilliseconds)), rounds.Select(r => r.Error).FirstOrDefault(e => e != null),
+            new[] { MedianRow("response"), MedianRow("service") });
+    }
+
+    /// <summary>The lowest and highest value of each response-time statistic across the rounds.</summary>
+    private static void PrintSpread(List<List<CaseResult>> runs, BenchCase[] cases)
+    {
+        Console.WriteLine($"Spread across the {runs.Count} rounds (response time, lowest–highest), µs:");
+        Console.WriteLine("| case | p50 | p99 | p99.9 | p99.99 | max |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|");
+        foreach (BenchCase c in cases)
+        {
+            LatencyRow[] rows = runs.Select(r => r.Single(x => x.Case == c.Name).Rows.Single(x => x.Metric == "response")).ToArray();
+            string Range(Func<LatencyRow, double> f) => Format(rows.Min(f)) + "–" + Format(rows.Max(f));
+            Console.WriteLine($"| {c.Name} | {Range(r => r.P50)} | {Range(r => r.P99)} | {Range(r => r.P999)} | {Range(r => r.P9999)} | {Range(r => r.Max)} |");
+        }
+
+        Console.WriteLine();
     }
 
     private static void ShowProgress(string name, PacedProducer[] threads, long start, long end)

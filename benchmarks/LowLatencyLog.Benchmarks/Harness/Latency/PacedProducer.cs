@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
 using HdrHistogram;
@@ -37,6 +38,7 @@ internal sealed class PacedProducer
     private Exception? _failure;
     private long _measuredCalls;
     private long _measuredBytes;
+    private readonly SlowCallProbe? _probe = SlowCallProbe.Enabled ? new SlowCallProbe() : null;
 
     /// <param name="session">Where to log.</param>
     /// <param name="firstDue">Stopwatch timestamp of this producer's first call.</param>
@@ -65,6 +67,9 @@ internal sealed class PacedProducer
     public long LagTicks => Volatile.Read(ref _lagTicks);
 
     public Exception? Failure => _failure;
+
+    /// <summary>What happened during each call over a millisecond, with <c>LLL_SLOW_CALLS=1</c> (after <see cref="Join"/>).</summary>
+    public IReadOnlyList<string> SlowCalls => (IReadOnlyList<string>?)_probe?.SlowCalls ?? Array.Empty<string>();
 
     /// <summary>Bytes this thread allocated per measured call (after <see cref="Join"/>).</summary>
     public double BytesPerCall => _measuredCalls == 0 ? 0 : (double)_measuredBytes / _measuredCalls;
@@ -111,8 +116,10 @@ internal sealed class PacedProducer
                     now = Stopwatch.GetTimestamp();
                 }
 
+                _probe?.Before();
                 _session.Log((int)sent);
                 long done = Stopwatch.GetTimestamp();
+                _probe?.After(sent, now, done);
                 if (due >= _measureFrom)
                 {
                     Response.RecordValue(ToNanoseconds(done - due));

@@ -86,7 +86,19 @@ internal sealed partial class DisruptorQueue<T>
                 long wrapPoint = position - _capacity;
                 if (wrapPoint < Volatile.Read(ref _seq.GatingCache) || wrapPoint < RefreshGatingCache())
                 {
-                    Publish(position, item);
+                    try
+                    {
+                        Publish(position, item);
+                    }
+                    catch
+                    {
+                        // The store threw (out of memory): the cursor did not move, so nothing was claimed (the next
+                        // publication reuses the position); the busy flag must not stay set, or a hand-over (and the
+                        // close) would wait for it for good.
+                        Volatile.Write(ref _seq.OwnerBusy, 0);
+                        throw;
+                    }
+
                     Volatile.Write(ref _seq.Cursor, position + 1); // release: the claim count follows the publication
                     result = EnqueueResult.Enqueued;
                 }

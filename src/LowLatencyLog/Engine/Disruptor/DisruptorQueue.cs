@@ -142,7 +142,15 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
             result = TryNext(out long position);
             if (result == EnqueueResult.Enqueued)
             {
-                Publish(position, item);
+                try
+                {
+                    Publish(position, item);
+                }
+                catch
+                {
+                    PublishSkipped(position); // the store threw (out of memory): the position is still published
+                    throw;
+                }
             }
         }
 
@@ -203,6 +211,15 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     {
         int index = (int)position & _mask;
         ItemCopy.Copy(ref _slots[index], in item);
+        Volatile.Write(ref _available[index], (int)(position >> _shift));
+    }
+
+    /// <summary>Publishes a claimed position whose store threw, holding a mark the worker drops.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void PublishSkipped(long position)
+    {
+        int index = (int)position & _mask;
+        ItemCopy.Skip(ref _slots[index]);
         Volatile.Write(ref _available[index], (int)(position >> _shift));
     }
 

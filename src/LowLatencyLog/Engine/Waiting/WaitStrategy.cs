@@ -1,6 +1,7 @@
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace LowLatencyLog.Engine.Waiting;
@@ -56,6 +57,9 @@ internal abstract class WaitStrategy
 
     /// <summary>How many times a caller (producer, flush or close) had to wake a parked worker: a system call each.</summary>
     public virtual long WakeUps => 0;
+
+    /// <summary>How many times a parked worker's sleep ran out on its safety timeout (tests and diagnostics).</summary>
+    public virtual long SafetyTimeouts => 0;
 
     /// <summary>Whether the worker is parked, waiting for a producer's signal (tests and diagnostics).</summary>
     public virtual bool IsWorkerParked => false;
@@ -123,6 +127,7 @@ internal sealed class Parking
     private PaddedInt _parked;
 
     private long _wakeUps;
+    private long _safetyTimeouts;
 
     public Parking(bool claimIsFullFence)
     {
@@ -132,6 +137,9 @@ internal sealed class Parking
     public bool IsParked => Volatile.Read(ref _parked.Value) != 0;
 
     public long WakeUps => Interlocked.Read(ref _wakeUps);
+
+    /// <summary>Sleeps that ended on the safety timeout: each lowers the flag for a moment.</summary>
+    public long SafetyTimeouts => Interlocked.Read(ref _safetyTimeouts);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void SignalWork()
@@ -166,9 +174,9 @@ internal sealed class Parking
             // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
             _wake.Reset();
             Interlocked.Exchange(ref _parked.Value, 1); // full fence before the re-check
-            if (!work.HasWork)
+            if (!work.HasWork && !_wake.Wait(SafetyTimeoutMilliseconds))
             {
-                _wake.Wait(SafetyTimeoutMilliseconds);
+                _safetyTimeouts++; // worker only; a producer that read the flag while it was down found no one to wake
             }
 
             Interlocked.Exchange(ref _parked.Value, 0); // woken, timed out or not asleep at all: the flag comes down
@@ -191,6 +199,8 @@ internal abstract class ParkingWaitStrategy : WaitStrategy
     private protected Parking Parking { get; }
 
     public override long WakeUps => Parking.WakeUps;
+
+    public override long SafetyTimeouts => Parking.SafetyTimeouts;
 
     public override bool IsWorkerParked => Parking.IsParked;
 
@@ -229,12 +239,14 @@ internal sealed class BlockingWaitStrategy : ParkingWaitStrategy
 /// calling thread makes a system call to wake it: a producer reads one flag that stays down. Only the first event after
 /// a second of silence finds the worker parked and pays one wake-up.</para>
 /// <para>The interval trades the time an event waits before the worker takes it against the CPU the polls cost an
-/// idle application: each timer wake-up costs the worker some microseconds (more on a virtual machine), so at 4 ms an
-/// application that logs ten events a second spends a few tenths of a percent of a core on them, and an event reaches
-/// the file within about 4 ms. Between polls events build up into one batch, written and flushed once.</para>
-/// <para>The poll is a plain <see cref="Thread.Sleep(int)"/>, the cheapest timed wait (docs/design.md, "The default
-/// wait"). A flush, a close or a producer
-/// that finds the buffer full therefore waits up to one interval for the worker's next look.</para>
+/// idle application: each timer wake-up costs the worker some microseconds (more on a virtual machine). Between polls
+/// events build up into one batch, written and flushed once.</para>
+/// <para>On Windows the poll is a timed wait on an event that <see cref="Wake"/> sets, so a flush, a close or a
+/// producer that finds the buffer full cuts it short instead of waiting for the default timer's 15.6 ms tick (a
+/// <see cref="Thread.Sleep(int)"/> of 4 ms lasts that long there). Elsewhere it is a plain sleep: a timed wait on an
+/// event costs the worker about half as much CPU again per poll on Linux (docs/design.md, "The default wait"), and a
+/// flush waits at most one 4 ms interval. Producers' <see cref="WaitStrategy.SignalWork"/> never sets the event: that would be a
+/// system call per event.</para>
 /// </remarks>
 internal sealed class AdaptiveWaitStrategy : ParkingWaitStrategy
 {
@@ -244,9 +256,29 @@ internal sealed class AdaptiveWaitStrategy : ParkingWaitStrategy
     /// <summary>The poll interval: the most an event waits for a worker that is polling.</summary>
     internal const int PollMilliseconds = 4;
 
+    // Spin count 0: the strategy has just spun. Null where polls sleep.
+    private readonly ManualResetEventSlim? _poke;
+    private readonly int _pollMilliseconds;
+    private readonly long _parkAfterTicks;
+
     public AdaptiveWaitStrategy(bool claimIsFullFence)
+        : this(claimIsFullFence, PollMilliseconds, ParkAfterMilliseconds, pollsCutShort: RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
+    {
+    }
+
+    /// <summary>Other intervals and either kind of poll, for tests that must tell a poll cut short from one that ran out.</summary>
+    internal AdaptiveWaitStrategy(bool claimIsFullFence, int pollMilliseconds, int parkAfterMilliseconds, bool pollsCutShort)
         : base(claimIsFullFence)
     {
+        _pollMilliseconds = pollMilliseconds;
+        _parkAfterTicks = Stopwatch.Frequency * parkAfterMilliseconds / 1000;
+        _poke = pollsCutShort ? new ManualResetEventSlim(false, 0) : null;
+    }
+
+    public override void Wake()
+    {
+        Parking.Wake();
+        _poke?.Set();
     }
 
     public override void WaitForWork(IWorkSignal work)
@@ -257,16 +289,34 @@ internal sealed class AdaptiveWaitStrategy : ParkingWaitStrategy
         }
 
         long idleSince = Stopwatch.GetTimestamp();
-        long parkAfter = Stopwatch.Frequency * ParkAfterMilliseconds / 1000;
-        while (!work.HasWork)
+        while (true)
         {
-            if (Stopwatch.GetTimestamp() - idleSince >= parkAfter)
+            if (_poke != null)
+            {
+                // Reset, then look: a Wake after the reset ends the wait below; one before it left work to see.
+                _poke.Reset();
+                Thread.MemoryBarrier();
+            }
+
+            if (work.HasWork)
+            {
+                return;
+            }
+
+            if (Stopwatch.GetTimestamp() - idleSince >= _parkAfterTicks)
             {
                 Parking.Park(work);
                 return;
             }
 
-            Thread.Sleep(PollMilliseconds);
+            if (_poke != null)
+            {
+                _poke.Wait(_pollMilliseconds);
+            }
+            else
+            {
+                Thread.Sleep(_pollMilliseconds);
+            }
         }
     }
 }

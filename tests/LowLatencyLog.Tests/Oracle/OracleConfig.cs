@@ -1,0 +1,259 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Security;
+using System.Text;
+
+namespace LowLatencyLog.Tests.Oracle;
+
+/// <summary>
+/// What the generator may put in a case. Each switch adds one kind of configuration or call, so a failing feature shows
+/// alone; <see cref="None"/> is the baseline (one repository, one async appender, one of our file appenders, plain
+/// strings and numbers).
+/// </summary>
+[Flags]
+public enum OracleFeature
+{
+    None = 0,
+
+    /// <summary>Every <c>ILog</c> method and <c>*Format</c> overload (baseline: <c>Info</c> and <c>InfoFormat</c>).</summary>
+    Methods = 1 << 0,
+
+    /// <summary><c>*Format</c> with an <c>IFormatProvider</c> (cultures, null).</summary>
+    Providers = 1 << 1,
+
+    /// <summary>An argument or message whose <c>ToString()</c> or <c>IFormattable.ToString</c> logs (depth capped at 3).</summary>
+    Reentrant = 1 << 2,
+
+    /// <summary>A <c>StringBuilder</c> argument or message changed right after the call.</summary>
+    Mutated = 1 << 3,
+
+    /// <summary>An argument whose <c>ToString()</c> returns a new value each time (rendering twice shows).</summary>
+    Impure = 1 << 4,
+
+    /// <summary>An argument or message whose <c>ToString()</c> throws, or returns null.</summary>
+    Throwing = 1 << 5,
+
+    /// <summary>Messages and arguments of tens to hundreds of thousands of characters.</summary>
+    Huge = 1 << 6,
+
+    /// <summary>Non-BMP characters, lone surrogates, combining marks, control characters.</summary>
+    NonBmp = 1 << 7,
+
+    /// <summary>Exceptions: thrown, nested, aggregate, and ones whose <c>ToString()</c> throws or returns null.</summary>
+    Exceptions = 1 << 8,
+
+    /// <summary>Thread and logical-thread context properties and the NDC stack changing between calls.</summary>
+    Context = 1 << 9,
+
+    /// <summary>
+    /// A property value that implements log4net's <c>IFixingRequired</c> (its fixed object is the text at the call),
+    /// changed right after the call.
+    /// </summary>
+    MutableContext = 1 << 10,
+
+    /// <summary>log4net's <c>BufferingForwardingAppender</c> in front of the async appender.</summary>
+    Buffering = 1 << 11,
+
+    /// <summary><c>LevelRangeFilter</c>, <c>StringMatchFilter</c>, <c>DenyAllFilter</c> on the async appender and its children.</summary>
+    Filters = 1 << 12,
+
+    /// <summary>Thresholds on the appenders and levels on the root and on a logger.</summary>
+    Thresholds = 1 << 13,
+
+    /// <summary>Two repositories, each with its own configuration, calls alternating between them.</summary>
+    TwoRepositories = 1 << 14,
+
+    /// <summary>The repository configured again, with another generated configuration, in the middle of the calls.</summary>
+    Reconfigure = 1 << 15,
+
+    /// <summary>log4net's own <c>FileAppender</c> and <c>RollingFileAppender</c> behind the async appender.</summary>
+    Log4netChildren = 1 << 16,
+
+    /// <summary><c>RollingBufferedFileAppender</c> (and log4net's <c>RollingFileAppender</c>) rolling by size.</summary>
+    Rolling = 1 << 17,
+
+    /// <summary>Patterns with every usual converter: date, timestamp, properties, NDC, thread, exception, padding.</summary>
+    Patterns = 1 << 18,
+
+    /// <summary>Two children behind one async appender, and a <c>fix</c> setting other than the default.</summary>
+    Children = 1 << 19,
+
+    All = (1 << 20) - 1,
+
+    /// <summary>
+    /// A plain <c>StringBuilder</c> as a property value, changed right after the call. Not in <see cref="All"/>: a
+    /// property value is kept as a reference, as log4net's own <c>Fix</c> keeps it, so a child rendering it later
+    /// writes the changed text where a synchronous appender wrote the text at the call (a difference by design).
+    /// </summary>
+    MutableContextRaw = 1 << 20,
+}
+
+/// <summary>The four child appenders; ours are mirrored by log4net's own in the oracle.</summary>
+public enum ChildKind
+{
+    Buffered,
+    RollingBuffered,
+    Log4netFile,
+    Log4netRolling,
+}
+
+/// <summary>One filter of a chain, as log4net's XML configures it.</summary>
+public sealed class FilterSpec
+{
+    public string Kind = "LevelRange"; // LevelRange, StringMatch, DenyAll
+    public string? Min;
+    public string? Max;
+    public string? Match;
+    public bool Accept;
+
+    public string ToXml()
+    {
+        return Kind switch
+        {
+            "LevelRange" => "<filter type=\"log4net.Filter.LevelRangeFilter\">"
+                + (Min == null ? "" : $"<levelMin value=\"{Min}\" />") + (Max == null ? "" : $"<levelMax value=\"{Max}\" />")
+                + $"<acceptOnMatch value=\"{(Accept ? "true" : "false")}\" /></filter>",
+            "StringMatch" => $"<filter type=\"log4net.Filter.StringMatchFilter\"><stringToMatch value=\"{Escape(Match!)}\" />"
+                + $"<acceptOnMatch value=\"{(Accept ? "true" : "false")}\" /></filter>",
+            _ => "<filter type=\"log4net.Filter.DenyAllFilter\" />",
+        };
+    }
+
+    internal static string Escape(string text) => SecurityElement.Escape(text)!;
+}
+
+/// <summary>A child of the async appender: a file appender with its layout, threshold and filters.</summary>
+public sealed class ChildSpec
+{
+    public ChildKind Kind;
+    public string File = "a.log";
+    public string Pattern = "%message%newline";
+    public string? Threshold;
+    public List<FilterSpec> Filters = new List<FilterSpec>();
+    public bool Append = true;
+    public string MaxSize = "4KB";
+    public int Backups = 2;
+
+    public bool Rolls => Kind is ChildKind.RollingBuffered or ChildKind.Log4netRolling;
+
+    public string ToXml(string name, bool oracle)
+    {
+        string type = Kind switch
+        {
+            ChildKind.Buffered when !oracle => "LowLatencyLog.Appender.BufferedFileAppender, LowLatencyLog",
+            ChildKind.RollingBuffered when !oracle => "LowLatencyLog.Appender.RollingBufferedFileAppender, LowLatencyLog",
+            ChildKind.Buffered or ChildKind.Log4netFile => "log4net.Appender.FileAppender",
+            _ => "log4net.Appender.RollingFileAppender",
+        };
+        var xml = new StringBuilder();
+        xml.Append($"<appender name=\"{name}\" type=\"{type}\">");
+        xml.Append($"<file value=\"{{dir}}{File}\" /><appendToFile value=\"{(Append ? "true" : "false")}\" />");
+        if (Rolls)
+        {
+            xml.Append($"<rollingStyle value=\"Size\" /><maximumFileSize value=\"{MaxSize}\" /><maxSizeRollBackups value=\"{Backups}\" />");
+            xml.Append("<staticLogFileName value=\"true\" />");
+        }
+
+        if (Threshold != null)
+        {
+            xml.Append($"<threshold value=\"{Threshold}\" />");
+        }
+
+        foreach (FilterSpec filter in Filters)
+        {
+            xml.Append(filter.ToXml());
+        }
+
+        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(Pattern)}\" /></layout>");
+        xml.Append("</appender>");
+        return xml.ToString();
+    }
+
+    public ChildSpec Clone()
+    {
+        var copy = (ChildSpec)MemberwiseClone();
+        copy.Filters = Filters.ToList();
+        return copy;
+    }
+}
+
+/// <summary>
+/// One repository's configuration: [BufferingForwardingAppender →] async appender (threshold, filters) → children.
+/// The oracle's is the same tree of log4net's own synchronous appenders: <c>ForwardingAppender</c> for the async
+/// appender, <c>FileAppender</c> and <c>RollingFileAppender</c> (immediate flush) for ours.
+/// </summary>
+public sealed class TreeSpec
+{
+    public string AsyncKind = "BoundedQueueAsyncAppender";
+    public string? Fix;
+    public int? BufferingSize;
+    public string? BufferingThreshold;
+    public string? AsyncThreshold;
+    public List<FilterSpec> AsyncFilters = new List<FilterSpec>();
+    public string RootLevel = "ALL";
+    public string? SubLoggerLevel;
+    public List<ChildSpec> Children = new List<ChildSpec>();
+
+    public string ToXml(bool oracle)
+    {
+        var xml = new StringBuilder("<log4net>");
+        string top = "async";
+        if (BufferingSize != null)
+        {
+            top = "buffer";
+            xml.Append("<appender name=\"buffer\" type=\"log4net.Appender.BufferingForwardingAppender\">");
+            xml.Append($"<bufferSize value=\"{BufferingSize}\" /><lossy value=\"false\" />");
+            if (BufferingThreshold != null)
+            {
+                xml.Append($"<threshold value=\"{BufferingThreshold}\" />");
+            }
+
+            xml.Append("<appender-ref ref=\"async\" /></appender>");
+        }
+
+        string type = oracle ? "log4net.Appender.ForwardingAppender" : $"LowLatencyLog.Appender.{AsyncKind}, LowLatencyLog";
+        xml.Append($"<appender name=\"async\" type=\"{type}\">");
+        if (!oracle && Fix != null)
+        {
+            xml.Append($"<fix value=\"{Fix}\" />");
+        }
+
+        if (AsyncThreshold != null)
+        {
+            xml.Append($"<threshold value=\"{AsyncThreshold}\" />");
+        }
+
+        foreach (FilterSpec filter in AsyncFilters)
+        {
+            xml.Append(filter.ToXml());
+        }
+
+        for (int i = 0; i < Children.Count; i++)
+        {
+            xml.Append($"<appender-ref ref=\"child{i}\" />");
+        }
+
+        xml.Append("</appender>");
+        for (int i = 0; i < Children.Count; i++)
+        {
+            xml.Append(Children[i].ToXml("child" + i, oracle));
+        }
+
+        if (SubLoggerLevel != null)
+        {
+            xml.Append($"<logger name=\"App.Sub\"><level value=\"{SubLoggerLevel}\" /></logger>");
+        }
+
+        xml.Append($"<root><level value=\"{RootLevel}\" /><appender-ref ref=\"{top}\" /></root></log4net>");
+        return xml.ToString();
+    }
+
+    public TreeSpec Clone()
+    {
+        var copy = (TreeSpec)MemberwiseClone();
+        copy.AsyncFilters = AsyncFilters.ToList();
+        copy.Children = Children.Select(c => c.Clone()).ToList();
+        return copy;
+    }
+}

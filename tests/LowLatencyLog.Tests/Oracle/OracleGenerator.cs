@@ -1,0 +1,475 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+
+namespace LowLatencyLog.Tests.Oracle;
+
+/// <summary>One generated case: the configuration of each repository (and the one it is reconfigured with), and the steps.</summary>
+public sealed class OracleCase
+{
+    public int Seed;
+    public int Index;
+    public OracleFeature Features;
+    public List<TreeSpec> Trees = new List<TreeSpec>();
+    public List<TreeSpec>? Reconfigured;
+    public List<StepSpec> Steps = new List<StepSpec>();
+
+    public OracleCase With(List<TreeSpec>? trees = null, List<StepSpec>? steps = null, bool dropReconfigured = false) => new OracleCase
+    {
+        Seed = Seed,
+        Index = Index,
+        Features = Features,
+        Trees = trees ?? Trees,
+        Reconfigured = dropReconfigured ? null : Reconfigured,
+        Steps = steps ?? Steps,
+    };
+
+    /// <summary>The case as text a developer can read and replay by hand: the XML of both sides and the calls in C#.</summary>
+    public string Describe()
+    {
+        var text = new StringBuilder();
+        for (int r = 0; r < Trees.Count; r++)
+        {
+            text.AppendLine($"repo{r} (ours):   {Trees[r].ToXml(oracle: false)}");
+            text.AppendLine($"repo{r} (oracle): {Trees[r].ToXml(oracle: true)}");
+            if (Reconfigured != null)
+            {
+                text.AppendLine($"repo{r} reconfigured (ours):   {Reconfigured[r].ToXml(oracle: false)}");
+                text.AppendLine($"repo{r} reconfigured (oracle): {Reconfigured[r].ToXml(oracle: true)}");
+            }
+        }
+
+        text.AppendLine("calls, on one thread, then the repositories shut down:");
+        foreach (StepSpec step in Steps)
+        {
+            text.Append("    ").AppendLine(step.ToCSharp());
+        }
+
+        return text.ToString();
+    }
+}
+
+/// <summary>
+/// Generates cases from a seed and an index, using only the features switched on; the same seed, index and features
+/// give the same case.
+/// </summary>
+public sealed class OracleGenerator
+{
+    private static readonly string[] Levels = { "Debug", "Info", "Warn", "Error", "Fatal" };
+    private static readonly string[] ConfigLevels = { "ALL", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF" };
+    private static readonly string[] Cultures = { "de-DE", "fr-CH", "ar-SA", "ja-JP", "tr-TR", "" };
+    private static readonly string[] Loggers = { "App", "App.Sub", "Other.Component" };
+    private static readonly string[] Keys = { "user", "req", "empty" };
+    private static readonly string[] Literals = { "", "order ", " at ", "é", "日本 ", "{{", "}}", "=", "\t", " - ", "x" };
+    private static readonly string[] ArgFormats = { "", ":N2", ":X4", ",8", ",-6", ":yyyy", ":0.0", ":D3" };
+
+    private static readonly string[] PlainConverters = { "%message", "%m", "%level", "%-5level", "%logger", "%c{1}", "%thread" };
+
+    private static readonly string[] RichConverters =
+    {
+        "%message", "%m", "%level", "%-5level", "%p", "%logger", "%c{1}", "%logger{2}", "%thread", "%t", "%exception", "%property{user}",
+        "%property{req}", "%property", "%X{user}", "%mdc{req}", "%ndc", "%x", "%property{NDC}", "%20.30message", "%-10.5logger",
+        "⟦%date⟧", "⟦%d{HH:mm:ss,fff}⟧", "⟦%utcdate{ISO8601}⟧", "⟦%timestamp⟧", "⟦%r⟧", "⟦%date{ABSOLUTE}⟧", "%appdomain", "%%",
+        "%newline", "%n{DOS}", "%property{log4net:HostName}",
+    };
+
+    private readonly Random _random;
+    private readonly OracleFeature _features;
+    private bool _endLines;
+    private bool _noFrames;
+
+    public OracleGenerator(int seed, int index, OracleFeature features)
+    {
+        _random = new Random(unchecked((seed * 1_000_003) ^ (index * 7919) ^ (int)features));
+        _features = features;
+    }
+
+    private bool Has(OracleFeature feature) => (_features & feature) != 0;
+
+    private bool Chance(int percent) => _random.Next(100) < percent;
+
+    private T Pick<T>(IReadOnlyList<T> items) => items[_random.Next(items.Count)];
+
+    public OracleCase Generate(int seed, int index)
+    {
+        var oracleCase = new OracleCase { Seed = seed, Index = index, Features = _features };
+        int repos = Has(OracleFeature.TwoRepositories) && Chance(60) ? 2 : 1;
+        bool reconfigure = Has(OracleFeature.Reconfigure) && Chance(60);
+
+        // Our file appenders start a file that ends mid-line on a new line when they open it (a writer killed
+        // mid-event leaves one; log4net's appenders write on after it): with a file opened again, every pattern ends
+        // its lines.
+        _endLines = reconfigure;
+        for (int r = 0; r < repos; r++)
+        {
+            oracleCase.Trees.Add(Tree());
+        }
+
+        if (reconfigure)
+        {
+            oracleCase.Reconfigured = oracleCase.Trees.Select(t => Tree(t.Children.Select(c => c.File).ToList())).ToList();
+        }
+
+        // log4net's text for an object it cannot render holds stack frames that depend on what the JIT inlined by
+        // then; a size roll would fall at a different event: with a rolling file, no such objects.
+        _noFrames = oracleCase.Trees.Concat(oracleCase.Reconfigured ?? new List<TreeSpec>()).Any(t => t.Children.Any(c => c.Rolls));
+        int steps = _random.Next(5, 40);
+        var reconfigureAt = new HashSet<int>();
+        if (oracleCase.Reconfigured != null)
+        {
+            reconfigureAt.Add(_random.Next(1, steps));
+        }
+
+        for (int i = 0; i < steps; i++)
+        {
+            if (reconfigureAt.Contains(i))
+            {
+                for (int r = 0; r < repos; r++)
+                {
+                    oracleCase.Steps.Add(new StepSpec { Kind = "reconfigure", Repo = r });
+                }
+            }
+
+            if ((Has(OracleFeature.Context) || Has(OracleFeature.MutableContext) || Has(OracleFeature.MutableContextRaw)) && Chance(25))
+            {
+                oracleCase.Steps.Add(ContextStep());
+            }
+
+            StepSpec log = LogStep();
+            log.Repo = _random.Next(repos);
+            oracleCase.Steps.Add(log);
+        }
+
+        return oracleCase;
+    }
+
+    private TreeSpec Tree(List<string>? files = null)
+    {
+        var tree = new TreeSpec { AsyncKind = Pick(Support.AsyncAppenderKind.TypeNames) };
+        if (Has(OracleFeature.Buffering) && Chance(50))
+        {
+            tree.BufferingSize = Pick(new[] { 1, 2, 5, 16 });
+            tree.BufferingThreshold = Has(OracleFeature.Thresholds) && Chance(30) ? Pick(ConfigLevels) : null;
+        }
+
+        if (Has(OracleFeature.Children) && Chance(30))
+        {
+            tree.Fix = Pick(new[] { "Auto", "All", "Partial" });
+        }
+
+        if (Has(OracleFeature.Thresholds))
+        {
+            tree.AsyncThreshold = Chance(30) ? Pick(ConfigLevels) : null;
+            tree.RootLevel = Chance(40) ? Pick(ConfigLevels.Take(4).ToArray()) : "ALL";
+            tree.SubLoggerLevel = Chance(30) ? Pick(ConfigLevels) : null;
+        }
+
+        if (Has(OracleFeature.Filters) && Chance(60))
+        {
+            tree.AsyncFilters = Filters();
+        }
+
+        int children = Has(OracleFeature.Children) && Chance(50) ? 2 : 1;
+        for (int i = 0; i < children; i++)
+        {
+            // Each log4net appender renders a message object again where ours capture it once: with an impure
+            // argument only one child writes the message.
+            bool withMessage = i == 0 || !Has(OracleFeature.Impure);
+            tree.Children.Add(Child(files != null && i < files.Count && Chance(70) ? files[i] : (i == 0 ? "a.log" : "b.log"), withMessage));
+        }
+
+        return tree;
+    }
+
+    private ChildSpec Child(string file, bool withMessage)
+    {
+        var kinds = new List<ChildKind> { ChildKind.Buffered };
+        if (Has(OracleFeature.Rolling))
+        {
+            kinds.Add(ChildKind.RollingBuffered);
+        }
+
+        if (Has(OracleFeature.Log4netChildren))
+        {
+            kinds.Add(ChildKind.Log4netFile);
+            if (Has(OracleFeature.Rolling))
+            {
+                kinds.Add(ChildKind.Log4netRolling);
+            }
+        }
+
+        var child = new ChildSpec
+        {
+            Kind = Pick(kinds),
+            File = file,
+            Pattern = Pattern(withMessage),
+            Append = !Chance(10),
+            MaxSize = Pick(new[] { "1KB", "3KB", "10KB", "1MB" }),
+            Backups = _random.Next(-1, 4),
+        };
+        if (Has(OracleFeature.Thresholds) && Chance(30))
+        {
+            child.Threshold = Pick(ConfigLevels);
+        }
+
+        if (Has(OracleFeature.Filters) && Chance(40))
+        {
+            child.Filters = Filters();
+        }
+
+        return child;
+    }
+
+    private List<FilterSpec> Filters()
+    {
+        var filters = new List<FilterSpec>();
+        int count = _random.Next(1, 3);
+        for (int i = 0; i < count; i++)
+        {
+            filters.Add(Chance(50)
+                ? new FilterSpec { Kind = "LevelRange", Min = Chance(70) ? Pick(ConfigLevels.Skip(1).Take(5).ToArray()) : null, Max = Chance(50) ? Pick(ConfigLevels.Skip(2).Take(4).ToArray()) : null, Accept = Chance(50) }
+                : new FilterSpec { Kind = "StringMatch", Match = Pick(new[] { "e", "nested", "1", "order", "self", "impure", "😀" }), Accept = Chance(50) });
+        }
+
+        if (Chance(50))
+        {
+            filters.Add(new FilterSpec { Kind = "DenyAll" });
+        }
+
+        return filters;
+    }
+
+    private string Pattern(bool withMessage)
+    {
+        if (!Has(OracleFeature.Patterns))
+        {
+            string message = withMessage ? "%message" : "";
+            return Chance(50) ? message + "%newline" : "%-5level %logger [%thread] " + message + "%newline";
+        }
+
+        // At most one message converter: log4net renders a message object again for each one (so an impure argument
+        // reads differently in each), where the async appender captures it once, at the call.
+        var pattern = new StringBuilder();
+        bool hasMessage = !withMessage;
+        int parts = _random.Next(1, 6);
+        for (int i = 0; i < parts; i++)
+        {
+            string converter = Pick(RichConverters);
+            bool isMessage = converter.EndsWith("message", StringComparison.Ordinal) || converter == "%m";
+            if (!(isMessage && hasMessage))
+            {
+                pattern.Append(converter).Append(Pick(new[] { " ", " | ", "[", "]", "", ": " }));
+                hasMessage |= isMessage;
+            }
+        }
+
+        if (!hasMessage && Chance(60))
+        {
+            pattern.Append("%message");
+        }
+
+        if (Chance(30))
+        {
+            pattern.Append(" %exception");
+        }
+
+        return pattern.Append(_endLines || Chance(90) ? "%newline" : "").ToString();
+    }
+
+    private StepSpec ContextStep()
+    {
+        var step = new StepSpec { Kind = "context", Key = Pick(Keys) };
+        int op = _random.Next(Has(OracleFeature.Context) ? 5 : 1);
+        step.ContextOp = new[] { "set", "remove", "logical", "push", "pop" }[op];
+        if (step.ContextOp is "set" or "logical" or "push")
+        {
+            var mutable = new List<string>();
+            if (Has(OracleFeature.MutableContext))
+            {
+                mutable.Add("fixingBuilder");
+            }
+
+            if (Has(OracleFeature.MutableContextRaw))
+            {
+                mutable.Add("builder");
+            }
+
+            step.ContextValue = mutable.Count > 0 && step.ContextOp != "push" && Chance(50)
+                ? new ArgSpec { Kind = Pick(mutable), Text = "sb-" + _random.Next(100) }
+                : ArgSpec.Of(Chance(10) ? null : Text(12));
+            if (step.ContextOp == "set" && Has(OracleFeature.Context) && Chance(15))
+            {
+                step.ContextValue = ArgSpec.Of(_random.Next(1000));
+            }
+        }
+
+        return step;
+    }
+
+    private StepSpec LogStep()
+    {
+        var step = new StepSpec
+        {
+            Logger = Has(OracleFeature.Thresholds) || Has(OracleFeature.Patterns) ? Pick(Loggers) : "App",
+            Level = Has(OracleFeature.Methods) || Has(OracleFeature.Thresholds) || Has(OracleFeature.Filters) ? Pick(Levels) : "Info",
+        };
+        var methods = new List<string> { "Plain", "Format" };
+        if (Has(OracleFeature.Methods))
+        {
+            methods.AddRange(new[] { "PlainEx", "Format1", "Format2", "Format3" });
+        }
+
+        if (Has(OracleFeature.Exceptions))
+        {
+            methods.Add("PlainEx");
+        }
+
+        if (Has(OracleFeature.Providers))
+        {
+            methods.Add("FormatProvider");
+        }
+
+        step.Method = Pick(methods);
+        if (step.Method is "Plain" or "PlainEx")
+        {
+            step.Message = Chance(70) ? ArgSpec.Of(Text(60)) : Arg();
+            if (_noFrames && step.Message.Kind == "throws")
+            {
+                step.Message = ArgSpec.Of(Text(60));
+            }
+
+            if (step.Method == "PlainEx")
+            {
+                step.Exception = Has(OracleFeature.Exceptions) ? (Chance(85) ? Pick(ExceptionMaker.Kinds) : null) : (Chance(50) ? "plain" : null);
+                if (_noFrames && step.Exception == "throwingToString")
+                {
+                    step.Exception = "plain";
+                }
+
+            }
+
+            return step;
+        }
+
+        int count = step.Method switch { "Format1" => 1, "Format2" => 2, "Format3" => 3, _ => _random.Next(0, 5) };
+        for (int i = 0; i < count; i++)
+        {
+            step.Args.Add(Arg());
+        }
+
+        var format = new StringBuilder();
+        int items = _random.Next(1, 5);
+        for (int i = 0; i < items; i++)
+        {
+            format.Append(Pick(Literals));
+            if (count > 0 || Chance(5))
+            {
+                int index = Chance(3) ? count : _random.Next(Math.Max(count, 1));
+                format.Append('{').Append(index).Append(Pick(ArgFormats)).Append('}');
+            }
+        }
+
+        if (Chance(2))
+        {
+            format.Append("{0"); // unbalanced: log4net writes its error text
+        }
+
+        if (Has(OracleFeature.Huge) && Chance(10))
+        {
+            format.Append(Text(0, huge: true));
+        }
+
+        step.Format = format.ToString();
+        if (step.Method == "FormatProvider")
+        {
+            step.Culture = Chance(15) ? null : Pick(Cultures);
+        }
+
+        return step;
+    }
+
+    private ArgSpec Arg()
+    {
+        var kinds = new List<string> { "value", "value", "value", "value" };
+        if (Has(OracleFeature.Reentrant))
+        {
+            kinds.Add("self");
+            kinds.Add("selfFormattable");
+        }
+
+        if (Has(OracleFeature.Mutated))
+        {
+            kinds.Add("builder");
+            kinds.Add("builder");
+        }
+
+        if (Has(OracleFeature.Impure))
+        {
+            kinds.Add("impure");
+            kinds.Add("impure");
+        }
+
+        if (Has(OracleFeature.Throwing))
+        {
+            kinds.Add("throws");
+            kinds.Add("nullToString");
+        }
+
+        string kind = Pick(kinds);
+        if (kind == "builder")
+        {
+            return new ArgSpec { Kind = "builder", Text = Text(20) };
+        }
+
+        if (kind != "value")
+        {
+            return new ArgSpec { Kind = kind };
+        }
+
+        return ArgSpec.Of(_random.Next(9) switch
+        {
+            0 => _random.Next(int.MinValue, int.MaxValue),
+            1 => (long)_random.Next() * _random.Next(),
+            2 => Math.Round(_random.NextDouble() * 1e6, 3),
+            3 => (decimal)_random.Next() / 1000m,
+            4 => new DateTime(2000 + _random.Next(50), _random.Next(1, 13), _random.Next(1, 28), _random.Next(24), _random.Next(60), 0),
+            5 => _random.Next(2) == 0,
+            6 => null,
+            _ => Text(30),
+        });
+    }
+
+    private string Text(int max, bool huge = false)
+    {
+        if ((huge || Has(OracleFeature.Huge)) && (huge || Chance(5)))
+        {
+            int length = _random.Next(20_000, 300_000);
+            return Chance(50) ? new string((char)('a' + _random.Next(26)), length) : string.Concat(Enumerable.Repeat("é😀中", length / 4));
+        }
+
+        const string plain = "abcdefghij klmnop ABC 0123456789.,;-_";
+        const string wide = "é中日本ßØ\u0301\u00a0\u200b";
+        string[] nonBmp = { "😀", "𝄞", "\uD800", "\uDFFF", "\u0000", "\u001b", "\uFFFE", "\r\n" };
+        var text = new StringBuilder();
+        int count = _random.Next(0, max + 1);
+        for (int i = 0; i < count; i++)
+        {
+            int pick = _random.Next(20);
+            if (Has(OracleFeature.NonBmp) && pick < 3)
+            {
+                text.Append(Pick(nonBmp));
+            }
+            else if (pick < 5)
+            {
+                text.Append(wide[_random.Next(wide.Length)]);
+            }
+            else
+            {
+                text.Append(plain[_random.Next(plain.Length)]);
+            }
+        }
+
+        return text.ToString();
+    }
+}
