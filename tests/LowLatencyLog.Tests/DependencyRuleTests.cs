@@ -16,7 +16,8 @@ public sealed class DependencyRuleTests
 {
     private static readonly Regex UsingLine = new Regex(@"^using LowLatencyLog\.(\w+)", RegexOptions.Multiline);
     private static readonly Regex Qualified = new Regex(@"\bLowLatencyLog\.(\w+)\.");
-    private static readonly Regex NamespaceLine = new Regex(@"^namespace ([\w.]+);", RegexOptions.Multiline);
+    // The first namespace of a file, file-scoped or a block (a file may add a block of another namespace after it).
+    private static readonly Regex NamespaceLine = new Regex(@"^namespace ([\w.]+)\s*(;|$)", RegexOptions.Multiline);
 
     [Test]
     public void EveryFilesNamespace_IsItsFolder()

@@ -1,3 +1,4 @@
+using System;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Jobs;
 using log4net;
@@ -5,6 +6,7 @@ using log4net.Appender;
 using log4net.Core;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Benchmarks.Cases;
+using LowLatencyLog.Benchmarks.CallSites;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -14,13 +16,16 @@ namespace LowLatencyLog.Benchmarks;
 /// location capture (a synchronous appender that reads <see cref="LoggingEvent.LocationInformation"/>, as every
 /// log4net layout with a location converter does). The async cases put a <see cref="DisruptorAsyncAppender"/> in front
 /// of a child whose standard pattern has no location, <c>%method</c> (type and method only), or <c>%line</c> (file and
-/// line too), or <c>%stacktrace</c> (log4net's own capture, stack frames included).
+/// line too), or <c>%stacktrace</c> (log4net's own capture, stack frames included). The "intercepted" cases make the
+/// same call from an assembly the package's call-site generator ran on: the capture gets the call site from the
+/// generated code instead of walking the stack.
 /// </summary>
 /// <remarks>
 /// The "caller found" job turns profile-guided optimization off, which otherwise inlines log4net's <c>LogImpl</c>
 /// methods into this hot loop, so that neither log4net nor this library finds a caller and both write "?".
 /// The extra cost of location is a case's time less its base: "log4net location" − "log4net floor" for log4net, and an
-/// async case − "async, no location" for ours; docs/benchmarks.md quotes their ratio from one run. The buffer holds
+/// async case − "async, no location" for ours, an intercepted case − "intercepted, no location" for intercepted calls;
+/// docs/benchmarks.md quotes their ratio from one run. The buffer holds
 /// every event of an invocation and the cleanup drains it, so the producer never waits for room.
 /// </remarks>
 [Config(typeof(Config))]
@@ -30,7 +35,8 @@ public class LocationCostBenchmarks : DrainedSuite
     public const int EventsPerInvocation = 1 << 13;
 
 
-    [Params("log4net floor", "log4net location", "async, no location", "async %method", "async %line", "async %stacktrace")]
+    [Params("log4net floor", "log4net location", "async, no location", "async %method", "async %line", "async %stacktrace",
+        "intercepted, no location", "intercepted %method", "intercepted %line")]
     public string Case { get; set; } = "";
 
     [GlobalSetup]
@@ -38,8 +44,8 @@ public class LocationCostBenchmarks : DrainedSuite
     {
         string pattern = Case switch
         {
-            "async %method" => "%date [%thread] %-5level %logger.%method - %message%newline",
-            "async %line" => "%date [%thread] %-5level %logger:%line - %message%newline",
+            "async %method" or "intercepted %method" => "%date [%thread] %-5level %logger.%method - %message%newline",
+            "async %line" or "intercepted %line" => "%date [%thread] %-5level %logger:%line - %message%newline",
             "async %stacktrace" => "%date [%thread] %-5level %stacktrace{2} - %message%newline",
             _ => StandardPattern,
         };
@@ -71,6 +77,16 @@ public class LocationCostBenchmarks : DrainedSuite
     public void Info()
     {
         ILog log = Log;
+        if (Case.StartsWith("intercepted", StringComparison.Ordinal))
+        {
+            for (int i = 0; i < EventsPerInvocation; i++)
+            {
+                InterceptedCalls.InfoFormat1(log, i);
+            }
+
+            return;
+        }
+
         for (int i = 0; i < EventsPerInvocation; i++)
         {
             MessageKinds.Log(log, MessageKind.Format1, i);

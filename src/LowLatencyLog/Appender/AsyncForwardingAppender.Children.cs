@@ -229,7 +229,7 @@ public abstract partial class AsyncForwardingAppender
             {
                 LogLog.Warn(GetType(), $"Appender [{Name}]: appender [{child.Name}] writes the caller's location " +
                     $"({string.Join(", ", readers)}): every log call then reads the calling thread's stack, the one setting that makes " +
-                    "each call cost microseconds. See the README, \"Caller location\".");
+                    "each call cost microseconds (except C# ILog calls the package intercepts at compile time). See the README, \"Caller location\".");
             }
         }
 

@@ -58,6 +58,11 @@ internal sealed class CapturedContext
         if ((flags & (CallerLocation.MethodOnly | CallerLocation.WithFile)) != 0 && (flags & FixFlags.LocationInfo) != 0)
         {
             caller = CallerLocation.Capture(source, withFile: (flags & CallerLocation.WithFile) != 0);
+            if (caller is { IsShared: true } && (flags & Flags & ~FixFlags.LocationInfo) == 0 && domain == ProcessDomain)
+            {
+                // A call site described at compile time, and nothing else to hold: one context for all its events.
+                return caller.SharedContext ??= new CapturedContext(null, null, caller, null, null, domain);
+            }
         }
 
         return new CapturedContext(

@@ -1,0 +1,307 @@
+using System;
+using System.ComponentModel;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using log4net;
+using log4net.Core;
+using log4net.Util;
+using LowLatencyLog.Capture;
+using LowLatencyLog.Log4netInternals;
+
+// Block namespaces: the attribute below must be System.Security's, and file-local (so no assembly that sees this one's
+// internals meets a second declaration of it).
+namespace LowLatencyLog.CallSites
+{
+    /// <summary>
+    /// What the methods the package's source generator writes call: each does what log4net's <see cref="LogImpl"/> method
+    /// of the same shape does, with the call site known to the capture while log4net appends the event.
+    /// </summary>
+    /// <remarks>
+    /// <para>log4net is called with the generated type as the boundary of its stack walk, so a layout that walks the stack
+    /// (log4net's own appenders, <c>%stacktrace</c>) finds the application's method, as without interception. The methods
+    /// (and the generated ones) carry <c>DynamicSecurityMethod</c>: the JIT then neither inlines the application's method
+    /// into its caller nor turns the call into a tail call, so the frames log4net walks are the source's.</para>
+    /// <para>An <see cref="ILog"/> that is not log4net's own <see cref="LogImpl"/> gets its own method called.</para>
+    /// </remarks>
+    [EditorBrowsable(EditorBrowsableState.Never)]
+    public static class InterceptedLog
+    {
+        private static readonly object?[] OneNullArgs = { null };
+
+        /// <summary>Generated code: what log4net's <c>Debug(object)</c>, <c>Info(object)</c>, … at a call site.</summary>
+        [System.Security.DynamicSecurityMethod]
+        public static void Message(ILog log, CallSite site, object? message)
+        {
+            Level? level = LogImplLevels.Of(log, site.Kind);
+            if (level != null)
+            {
+                Write(log.Logger, site, level, message, null);
+
+                return;
+            }
+
+            // Not log4net's own LogImpl: its method, as without interception.
+            switch (site.Kind)
+            {
+                case LevelKind.Debug:
+                    log.Debug(message);
+                    break;
+                case LevelKind.Info:
+                    log.Info(message);
+                    break;
+                case LevelKind.Warn:
+                    log.Warn(message);
+                    break;
+                case LevelKind.Error:
+                    log.Error(message);
+                    break;
+                default:
+                    log.Fatal(message);
+                    break;
+            }
+        }
+
+        /// <summary>Generated code: what log4net's <c>Debug(object, Exception)</c>, … at a call site.</summary>
+        [System.Security.DynamicSecurityMethod]
+        public static void MessageException(ILog log, CallSite site, object? message, Exception? exception)
+        {
+            Level? level = LogImplLevels.Of(log, site.Kind);
+            if (level != null)
+            {
+                Write(log.Logger, site, level, message, exception);
+
+                return;
+            }
+
+            // Not log4net's own LogImpl: its method, as without interception.
+            switch (site.Kind)
+            {
+                case LevelKind.Debug:
+                    log.Debug(message, exception);
+                    break;
+                case LevelKind.Info:
+                    log.Info(message, exception);
+                    break;
+                case LevelKind.Warn:
+                    log.Warn(message, exception);
+                    break;
+                case LevelKind.Error:
+                    log.Error(message, exception);
+                    break;
+                default:
+                    log.Fatal(message, exception);
+                    break;
+            }
+        }
+
+        /// <summary>Generated code: what log4net's <c>DebugFormat(string, params object[])</c>, … at a call site.</summary>
+        [System.Security.DynamicSecurityMethod]
+        public static void Format(ILog log, CallSite site, string format, object?[]? args)
+        {
+            Level? level = LogImplLevels.Of(log, site.Kind);
+            if (level != null)
+            {
+                ILogger logger = log.Logger;
+                if (logger.IsEnabledFor(level))
+                {
+                    Write(logger, site, level, new SystemStringFormat(CultureInfo.InvariantCulture, format, args ?? OneNullArgs), null);
+                }
+
+                return;
+            }
+
+            // Not log4net's own LogImpl: its method, as without interception.
+            switch (site.Kind)
+            {
+                case LevelKind.Debug:
+                    log.DebugFormat(format, args);
+                    break;
+                case LevelKind.Info:
+                    log.InfoFormat(format, args);
+                    break;
+                case LevelKind.Warn:
+                    log.WarnFormat(format, args);
+                    break;
+                case LevelKind.Error:
+                    log.ErrorFormat(format, args);
+                    break;
+                default:
+                    log.FatalFormat(format, args);
+                    break;
+            }
+        }
+
+        /// <summary>Generated code: what log4net's <c>DebugFormat(string, object)</c>, … at a call site.</summary>
+        [System.Security.DynamicSecurityMethod]
+        public static void Format1(ILog log, CallSite site, string format, object? arg0)
+        {
+            Level? level = LogImplLevels.Of(log, site.Kind);
+            if (level != null)
+            {
+                ILogger logger = log.Logger;
+                if (logger.IsEnabledFor(level))
+                {
+                    Write(logger, site, level, new SystemStringFormat(CultureInfo.InvariantCulture, format, new[] { arg0 }), null);
+                }
+
+                return;
+            }
+
+            // Not log4net's own LogImpl: its method, as without interception.
+            switch (site.Kind)
+            {
+                case LevelKind.Debug:
+                    log.DebugFormat(format, arg0);
+                    break;
+                case LevelKind.Info:
+                    log.InfoFormat(format, arg0);
+                    break;
+                case LevelKind.Warn:
+                    log.WarnFormat(format, arg0);
+                    break;
+                case LevelKind.Error:
+                    log.ErrorFormat(format, arg0);
+                    break;
+                default:
+                    log.FatalFormat(format, arg0);
+                    break;
+            }
+        }
+
+        /// <summary>Generated code: what log4net's <c>DebugFormat(string, object, object)</c>, … at a call site.</summary>
+        [System.Security.DynamicSecurityMethod]
+        public static void Format2(ILog log, CallSite site, string format, object? arg0, object? arg1)
+        {
+            Level? level = LogImplLevels.Of(log, site.Kind);
+            if (level != null)
+            {
+                ILogger logger = log.Logger;
+                if (logger.IsEnabledFor(level))
+                {
+                    Write(logger, site, level, new SystemStringFormat(CultureInfo.InvariantCulture, format, new[] { arg0, arg1 }), null);
+                }
+
+                return;
+            }
+
+            // Not log4net's own LogImpl: its method, as without interception.
+            switch (site.Kind)
+            {
+                case LevelKind.Debug:
+                    log.DebugFormat(format, arg0, arg1);
+                    break;
+                case LevelKind.Info:
+                    log.InfoFormat(format, arg0, arg1);
+                    break;
+                case LevelKind.Warn:
+                    log.WarnFormat(format, arg0, arg1);
+                    break;
+                case LevelKind.Error:
+                    log.ErrorFormat(format, arg0, arg1);
+                    break;
+                default:
+                    log.FatalFormat(format, arg0, arg1);
+                    break;
+            }
+        }
+
+        /// <summary>Generated code: what log4net's <c>DebugFormat(string, object, object, object)</c>, … at a call site.</summary>
+        [System.Security.DynamicSecurityMethod]
+        public static void Format3(ILog log, CallSite site, string format, object? arg0, object? arg1, object? arg2)
+        {
+            Level? level = LogImplLevels.Of(log, site.Kind);
+            if (level != null)
+            {
+                ILogger logger = log.Logger;
+                if (logger.IsEnabledFor(level))
+                {
+                    Write(logger, site, level, new SystemStringFormat(CultureInfo.InvariantCulture, format, new[] { arg0, arg1, arg2 }), null);
+                }
+
+                return;
+            }
+
+            // Not log4net's own LogImpl: its method, as without interception.
+            switch (site.Kind)
+            {
+                case LevelKind.Debug:
+                    log.DebugFormat(format, arg0, arg1, arg2);
+                    break;
+                case LevelKind.Info:
+                    log.InfoFormat(format, arg0, arg1, arg2);
+                    break;
+                case LevelKind.Warn:
+                    log.WarnFormat(format, arg0, arg1, arg2);
+                    break;
+                case LevelKind.Error:
+                    log.ErrorFormat(format, arg0, arg1, arg2);
+                    break;
+                default:
+                    log.FatalFormat(format, arg0, arg1, arg2);
+                    break;
+            }
+        }
+
+        /// <summary>Generated code: what log4net's <c>DebugFormat(IFormatProvider, string, params object[])</c>, … at a call site.</summary>
+        [System.Security.DynamicSecurityMethod]
+        public static void FormatProvider(ILog log, CallSite site, IFormatProvider? provider, string format, object?[]? args)
+        {
+            Level? level = LogImplLevels.Of(log, site.Kind);
+            if (level != null)
+            {
+                ILogger logger = log.Logger;
+                if (logger.IsEnabledFor(level))
+                {
+                    Write(logger, site, level, new SystemStringFormat(provider, format, args ?? OneNullArgs), null);
+                }
+
+                return;
+            }
+
+            // Not log4net's own LogImpl: its method, as without interception.
+            switch (site.Kind)
+            {
+                case LevelKind.Debug:
+                    log.DebugFormat(provider, format, args);
+                    break;
+                case LevelKind.Info:
+                    log.InfoFormat(provider, format, args);
+                    break;
+                case LevelKind.Warn:
+                    log.WarnFormat(provider, format, args);
+                    break;
+                case LevelKind.Error:
+                    log.ErrorFormat(provider, format, args);
+                    break;
+                default:
+                    log.FatalFormat(provider, format, args);
+                    break;
+            }
+        }
+        private static void Write(ILogger logger, CallSite site, Level level, object? message, Exception? exception)
+        {
+            KnownCallSite.Scope scope = KnownCallSite.Enter(site.Known, message);
+            try
+            {
+                logger.Log(site.Boundary, level, message, exception);
+            }
+            finally
+            {
+                scope.Exit();
+            }
+        }
+    }
+}
+
+namespace System.Security
+{
+    /// <summary>
+    /// Marks a method whose frame must stay on the stack. The compiler turns it into the method's <c>RequireSecObject</c>
+    /// flag, and the JIT then inlines no caller of the method into its own caller and makes no tail call to it (the
+    /// runtime's rule for methods that look for their caller); the runtime's own attribute is not public.
+    /// </summary>
+    [AttributeUsage(AttributeTargets.Method)]
+    file sealed class DynamicSecurityMethodAttribute : Attribute
+    {
+    }
+}
