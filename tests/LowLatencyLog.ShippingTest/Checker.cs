@@ -74,6 +74,29 @@ public static class Checker
             }
         }
 
+        // Missing events in runs of consecutive numbers: a file the shipper never opened is one long run per producer.
+        long gaps = 0, longest = 0;
+        foreach (var pair in seen)
+        {
+            long run = 0;
+            for (int i = 0; i <= pair.Value.Length; i++)
+            {
+                if (i < pair.Value.Length && !pair.Value[i])
+                {
+                    run++;
+                    continue;
+                }
+
+                if (run > 0)
+                {
+                    gaps++;
+                    longest = Math.Max(longest, run);
+                }
+
+                run = 0;
+            }
+        }
+
         long total = expected.Values.Sum();
         long unique = received - duplicates - unexpected;
         long missing = total - unique;
@@ -83,7 +106,7 @@ public static class Checker
             Console.WriteLine($"  run {group.Key}: {group.Sum(k => expected[k]):N0} sent, {runMissing:N0} missing");
         }
 
-        Console.WriteLine($"RESULT sent={total} received={received} missing={missing} duplicates={duplicates} outOfOrder={outOfOrder} unexpected={unexpected}");
+        Console.WriteLine($"RESULT sent={total} received={received} missing={missing} duplicates={duplicates} outOfOrder={outOfOrder} unexpected={unexpected} gaps={gaps} longestGap={longest}");
         if (options.Has("report"))
         {
             return 0;
