@@ -13,7 +13,7 @@ using LowLatencyLog.Appender;
 namespace LowLatencyLog.ShippingTest;
 
 /// <summary>
-/// The caller's latency through a BoundedQueueAsyncAppender into a file, without and then with log4net's
+/// The caller's latency through an async appender (--appender, default BoundedQueueAsyncAppender) into a file, without and then with log4net's
 /// RemoteSyslogAppender (UDP) as a second child, in one process: percentiles of the time spent in each log call.
 /// The file behind each must hold every event; what the syslog receiver got is counted by <c>check</c>.
 /// </summary>
@@ -26,12 +26,13 @@ public static class LatencyRun
         int run = options.Int("run", 1);
         double rate = options.Double("rate", 10_000);
         double seconds = options.Double("seconds", 5);
+        string appender = options.Get("appender", "BoundedQueueAsyncAppender");
         Directory.CreateDirectory(dir);
         string config = $@"<log4net>
-  <appender name=""plain"" type=""LowLatencyLog.Appender.BoundedQueueAsyncAppender, LowLatencyLog"">
+  <appender name=""plain"" type=""LowLatencyLog.Appender.{appender}, LowLatencyLog"">
     <appender-ref ref=""plainFile"" />
   </appender>
-  <appender name=""network"" type=""LowLatencyLog.Appender.BoundedQueueAsyncAppender, LowLatencyLog"">
+  <appender name=""network"" type=""LowLatencyLog.Appender.{appender}, LowLatencyLog"">
     <appender-ref ref=""networkFile"" />
     <appender-ref ref=""syslog"" />
   </appender>
