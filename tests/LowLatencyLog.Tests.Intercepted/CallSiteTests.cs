@@ -64,9 +64,9 @@ public sealed class InterceptionTests
     public void EveryKindOfMethod_WritesWhatLog4netWrites_FromTheDescribedCallSite(string kind)
     {
         var (logger, log) = _repositories.NewLogger("shapes");
-        var child = new Child(Pattern);
+        var child = new Log4netChild(Pattern);
         logger.AddAppender(Async(kind, child.Appender));
-        var sibling = new TextAppender(Pattern);
+        var sibling = new StringAppender(Pattern);
         logger.AddAppender(sibling);
 
         Shapes.All(log);
@@ -95,9 +95,9 @@ public sealed class InterceptionTests
     public void AHotSmallMethod_KeepsItsOwnFrame_SoLog4netAndTheCallSiteAgree()
     {
         var (logger, log) = _repositories.NewLogger("hot");
-        var child = new Child("%M|%L%n");
+        var child = new Log4netChild("%M|%L%n");
         logger.AddAppender(Async(nameof(DisruptorAsyncAppender), child.Appender));
-        var sibling = new TextAppender("%M|%L%n");
+        var sibling = new StringAppender("%M|%L%n");
         logger.AddAppender(sibling);
 
         // Enough calls of the loop, with pauses, for the tiered JIT to recompile it optimized, with Hot inlined into it.
@@ -137,9 +137,9 @@ public sealed class InterceptionTests
         var (logger, log) = _repositories.NewLogger("nested");
         logger.Level = Level.Info;
         logger.AddAppender(new NestingAppender(log));
-        var child = new Child(Pattern);
+        var child = new Log4netChild(Pattern);
         logger.AddAppender(Async(nameof(BoundedQueueAsyncAppender), child.Appender));
-        var sibling = new TextAppender(Pattern);
+        var sibling = new StringAppender(Pattern);
         logger.AddAppender(sibling);
 
         log.Debug("disabled"); // intercepted, not logged
@@ -161,9 +161,9 @@ public sealed class InterceptionTests
     public void AnILogOfAnotherType_HasItsOwnMethodCalled_WithTheSameArguments()
     {
         var (logger, log) = _repositories.NewLogger("proxy");
-        var child = new Child(Pattern + "%exception");
+        var child = new Log4netChild(Pattern + "%exception");
         logger.AddAppender(Async(nameof(BoundedQueueAsyncAppender), child.Appender));
-        var sibling = new TextAppender(Pattern + "%exception");
+        var sibling = new StringAppender(Pattern + "%exception");
         logger.AddAppender(sibling);
         ForwardingLog proxy = ForwardingLog.Over(log);
 
@@ -262,59 +262,6 @@ public sealed class InterceptionTests
         async.AddAppender(child);
         async.ActivateOptions();
         return async;
-    }
-
-    /// <summary>log4net's own text appender, behind the async appender: a type whose reads fix=Auto knows.</summary>
-    private sealed class Child
-    {
-        private readonly StringWriter _writer = new StringWriter(CultureInfo.InvariantCulture);
-
-        public Child(string pattern)
-        {
-            var layout = new PatternLayout(pattern);
-            layout.ActivateOptions();
-            Appender = new TextWriterAppender { Name = "child", Writer = _writer, Layout = layout, ImmediateFlush = true };
-            Appender.ActivateOptions();
-        }
-
-        public TextWriterAppender Appender { get; }
-
-        public string Text => _writer.ToString(); // read after a flush: the worker has written it
-    }
-
-    /// <summary>log4net's own text appender, into a string, beside the async appender.</summary>
-    private sealed class TextAppender : TextWriterAppender
-    {
-        private readonly StringWriter _writer = new StringWriter(CultureInfo.InvariantCulture);
-
-        public TextAppender(string pattern)
-        {
-            Name = "text";
-            Writer = _writer;
-            var layout = new PatternLayout(pattern);
-            layout.ActivateOptions();
-            Layout = layout;
-            ImmediateFlush = true;
-        }
-
-        public string Text
-        {
-            get
-            {
-                lock (_writer)
-                {
-                    return _writer.ToString();
-                }
-            }
-        }
-
-        protected override void Append(LoggingEvent loggingEvent)
-        {
-            lock (_writer)
-            {
-                base.Append(loggingEvent);
-            }
-        }
     }
 
     /// <summary>Before the others: on "nest" logs from a lambda (a call the generator leaves alone) while the outer call
