@@ -255,14 +255,7 @@ public sealed class InterceptionTests
         return generated.GetFields(BindingFlags.Static | BindingFlags.NonPublic).Where(f => f.FieldType == typeof(CallSite)).Select(f => (CallSite)f.GetValue(null)!).ToArray();
     }
 
-    private static AsyncForwardingAppender Async(string kind, IAppender child)
-    {
-        var async = (AsyncForwardingAppender)Activator.CreateInstance(typeof(AsyncForwardingAppender).Assembly.GetType("LowLatencyLog.Appender." + kind)!)!;
-        async.Name = "callsite-async";
-        async.AddAppender(child);
-        async.ActivateOptions();
-        return async;
-    }
+    private static AsyncForwardingAppender Async(string kind, IAppender child) => AsyncAppenderKind.Activated(kind, "callsite-async", child);
 
     /// <summary>Before the others: on "nest" logs from a lambda (a call the generator leaves alone) while the outer call
     /// is under way; on "throw" throws.</summary>

@@ -230,14 +230,7 @@ public class CallerLocationTests
         }
     }
 
-    private static AsyncForwardingAppender Async(string kind, IAppender child)
-    {
-        var async = (AsyncForwardingAppender)Activator.CreateInstance(typeof(AsyncForwardingAppender).Assembly.GetType("LowLatencyLog.Appender." + kind)!)!;
-        async.Name = "location-async";
-        async.AddAppender(child);
-        async.ActivateOptions();
-        return async;
-    }
+    private static AsyncForwardingAppender Async(string kind, IAppender child) => AsyncAppenderKind.Activated(kind, "location-async", child);
 
     private (Logger Logger, ILog Log) NewLogger() => _repositories.NewLogger("location");
 }

@@ -32,5 +32,15 @@ public sealed class AsyncAppenderKind
 
     public AsyncForwardingAppender Create() => (AsyncForwardingAppender)Activator.CreateInstance(Type)!;
 
+    /// <summary>The appender of type <paramref name="typeName"/>, named, with <paramref name="child"/> attached, activated.</summary>
+    public static AsyncForwardingAppender Activated(string typeName, string name, log4net.Appender.IAppender child)
+    {
+        AsyncForwardingAppender async = new AsyncAppenderKind(typeName).Create();
+        async.Name = name;
+        async.AddAppender(child);
+        async.ActivateOptions();
+        return async;
+    }
+
     public override string ToString() => TypeName;
 }
