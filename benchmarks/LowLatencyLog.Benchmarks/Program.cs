@@ -19,7 +19,7 @@ public static class Program
     /// <c>--smoke</c>: every benchmark once, in process, with a dry job; exits 1 if any benchmark failed or did not run
     /// (BenchmarkDotNet itself exits 0 either way). <c>--idle-cpu</c>: the CPU at steady low rates and the time to file
     /// (<see cref="IdleCpu"/>). <c>--quick</c>, <c>--overload</c>, <c>--cold</c> (and its <c>--cold-child</c>),
-    /// <c>--latency</c>, <c>--stall</c>, <c>--latency-smoke</c>, <c>--soak</c>, <c>--soak-smoke</c>: see <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
+    /// <c>--latency</c>, <c>--stall</c>, <c>--gc-pause</c>, <c>--latency-smoke</c>, <c>--soak</c>, <c>--soak-smoke</c>: see <see cref="Usage"/>. Anything else goes to <see cref="BenchmarkSwitcher"/>.
     /// </summary>
     public static int Main(string[] args)
     {
@@ -32,6 +32,8 @@ public static class Program
                 return IdleCpu.Run(args);
             case "--handoff":
                 return CacheLineHandOff.Run(args);
+            case "--gc-pause":
+                return GcPause.Run(args);
             case "--quick":
                 return QuickComparison.Run(args);
             case "--overload":
@@ -92,10 +94,13 @@ public static class Program
                                                               with bytes per call and gen0/1/2 per kind
           --overload [repeats] [events] [csv]                 strings built per call, 1,048,576 events (16x the async
                                                               buffers): collections, async against the file appender alone
-          --latency [seconds] [rates|auto] [producers] [csv] [kinds] [rounds]
+          --latency [seconds] [rates|auto] [producers] [csv] [kinds] [rounds] [between]
                                                               per-call latency percentiles, paced producers (default
                                                               10 auto 2, 3 rounds with the cases' order moving: medians
-                                                              and their spread); rates e.g. 1000,10000,100000
+                                                              and their spread); rates e.g. 1000,10000,100000; between
+                                                              calls: sleep (default), spin, work[:KB] (touch KB of the
+                                                              thread's own memory, 256 by default) or b2b (bursts of
+                                                              1,000 calls back to back)
           --stall [seconds] [rates] [producers] [csv] [kinds] [rounds]
                                                               the same per-call latency for the synchronous file appender
                                                               and each async one, without and with a child beside the
@@ -108,6 +113,9 @@ public static class Program
           --soak-smoke                                        a 30 s soak (15 s per mode) that checks the same (CI)
           --idle-cpu [seconds] [wait strategy] [appenders]    CPU at 10, 1,000 and 10,000 events/s and time to file at 10/s
           --handoff [seconds]                                 what moving a cache line between two cores costs here
+          --gc-pause [rounds] [sizes]                         a gen-0 collection's pause with each async appender's
+                                                              buffer full (default sizes 8192,65536) against the
+                                                              synchronous file appender
           --smoke                                             every BenchmarkDotNet benchmark once, in process (CI)
         """;
 

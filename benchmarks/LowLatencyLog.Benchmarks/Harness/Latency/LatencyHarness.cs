@@ -13,13 +13,15 @@ using LowLatencyLog.Benchmarks.Quick;
 namespace LowLatencyLog.Benchmarks.Latency;
 
 /// <summary>
-/// <c>--latency [seconds] [rates|auto] [producers] [csv] [kinds] [rounds]</c>: per-call latency of each message kind for every
+/// <c>--latency [seconds] [rates|auto] [producers] [csv] [kinds] [rounds] [between]</c>: per-call latency of each message kind for every
 /// latency case (log4net's floor, its synchronous FileAppender, our RollingBufferedFileAppender on the logging thread,
 /// the async appenders), producers paced at a fixed total rate (<see cref="PacedProducer"/>), each case at each rate
 /// of a comma-separated list (e.g. <c>1000,10000,100000</c>). One histogram per producer thread, merged per case.
 /// Prints the percentiles with the bytes each producer allocated per call and the collections, and writes them to a
 /// CSV file; with several rounds (default 3) every statistic is the median of the rounds, with their spread printed. <c>auto</c> runs every case at half the sustainable rate of the slowest async case, measured first with
-/// the same producers and kind. <c>--latency-smoke</c>: a short run that checks its own output.
+/// the same producers and kind. <c>between</c>: what each producer does between calls (<see cref="Between"/>): <c>sleep</c>
+/// (the default), <c>spin</c>, <c>work[:KB]</c>, or <c>b2b</c>: bursts of <see cref="PacedProducer.BurstCalls"/> calls
+/// back to back, a burst starting on the schedule (the rate stays the average). <c>--latency-smoke</c>: a short run that checks its own output.
 /// </summary>
 internal static class LatencyHarness
 {
@@ -30,7 +32,7 @@ internal static class LatencyHarness
     public static int Run(string[] args) => Run(args, Suites.Latency);
 
     /// <summary>
-    /// <c>--stall [seconds] [rates] [producers] [csv] [kinds] [rounds]</c>: the same measurement for the synchronous file appender
+    /// <c>--stall [seconds] [rates] [producers] [csv] [kinds] [rounds] [between]</c>: the same measurement for the synchronous file appender
     /// and each async appender, each without and with a child beside the file that stalls 100 ms every second (a slow
     /// disk, a network appender): what a stall does to the calling thread.
     /// </summary>
@@ -46,11 +48,12 @@ internal static class LatencyHarness
         string csv = Arg(4) ?? Path.Combine(ResultsFolder.Path, suite == Suites.Stall ? "stall.csv" : "latency.csv");
         MessageKind[] kinds = Arg(5) is { } k ? MessageKinds.Parse(k) : new[] { MessageKind.Format1 };
         int rounds = Arg(6) is { } n ? int.Parse(n, CultureInfo.InvariantCulture) : 3;
+        Between between = Between.Parse(Arg(7) ?? "sleep");
 
         CaseTable.ReportSkipped(suite);
         BenchCase[] cases = CaseTable.Runnable(suite).ToArray();
         int[]? rates = rateArg == "auto" ? null : rateArg.Split(',', StringSplitOptions.RemoveEmptyEntries).Select(r => int.Parse(r, CultureInfo.InvariantCulture)).ToArray();
-        Console.WriteLine($"Latency: {rounds} round(s) of {cases.Length} cases x {kinds.Length} message kind(s) at {(rates == null ? "half the sustainable rate" : string.Join(", ", rates.Select(r => r.ToString("N0", CultureInfo.InvariantCulture))) + " events/s")} in total from {producers} paced producers, {seconds} s measured per case after a warm-up; {Environment.ProcessorCount} cores.");
+        Console.WriteLine($"Latency: {rounds} round(s) of {cases.Length} cases x {kinds.Length} message kind(s) at {(rates == null ? "half the sustainable rate" : string.Join(", ", rates.Select(r => r.ToString("N0", CultureInfo.InvariantCulture))) + " events/s")} in total from {producers} paced producers ({between} between calls), {seconds} s measured per case after a warm-up; {Environment.ProcessorCount} cores.");
 
         var results = new List<CaseResult>();
         foreach (MessageKind kind in kinds)
@@ -63,7 +66,7 @@ internal static class LatencyHarness
                 for (int round = 0; round < rounds; round++)
                 {
                     BenchCase[] order = cases.Skip(round % cases.Length).Concat(cases.Take(round % cases.Length)).ToArray();
-                    runs.Add(RunAll(order, kind, seconds, rate, producers, progress: seconds >= 5));
+                    runs.Add(RunAll(order, kind, seconds, rate, producers, between, progress: seconds >= 5));
                 }
 
                 List<CaseResult> run = cases.Select(c => Median(runs.Select(r => r.Single(x => x.Case == c.Name)).ToList())).ToList();
@@ -95,7 +98,7 @@ internal static class LatencyHarness
         try
         {
             string csv = Path.Combine(folder, "latency.csv");
-            List<CaseResult> results = RunAll(cases, Kind, Seconds, Rate, Producers, progress: false);
+            List<CaseResult> results = RunAll(cases, Kind, Seconds, Rate, Producers, new Between(BetweenMode.Work, 64 * 1024), progress: false);
             PrintTables(results, Kind, Rate, Producers);
             LatencyCsv.Write(csv, results.SelectMany(r => r.Rows));
 
@@ -158,18 +161,18 @@ internal static class LatencyHarness
         return (int)(Math.Floor(half / unit) * unit);
     }
 
-    private static List<CaseResult> RunAll(BenchCase[] cases, MessageKind kind, double seconds, int rate, int producers, bool progress)
+    private static List<CaseResult> RunAll(BenchCase[] cases, MessageKind kind, double seconds, int rate, int producers, Between between, bool progress)
     {
         var results = new List<CaseResult>();
         foreach (BenchCase c in cases)
         {
-            results.Add(Measure(c, kind, seconds, rate, producers, progress));
+            results.Add(Measure(c, kind, seconds, rate, producers, between, progress));
         }
 
         return results;
     }
 
-    private static CaseResult Measure(BenchCase benchCase, MessageKind kind, double seconds, int rate, int producers, bool progress)
+    private static CaseResult Measure(BenchCase benchCase, MessageKind kind, double seconds, int rate, int producers, Between between, bool progress)
     {
         double warmup = Math.Clamp(seconds / 5, 0.5, 2);
         using BenchSession session = benchCase.Open(kind);
@@ -179,7 +182,7 @@ internal static class LatencyHarness
         long measureFrom = start + (long)(warmup * frequency);
         long end = measureFrom + (long)(seconds * frequency);
         var threads = Enumerable.Range(0, producers)
-            .Select(k => new PacedProducer(session, start + k * period / producers, period, measureFrom, end))
+            .Select(k => new PacedProducer(session, start + k * period / producers, period, measureFrom, end, between))
             .ToArray();
         foreach (PacedProducer p in threads)
         {

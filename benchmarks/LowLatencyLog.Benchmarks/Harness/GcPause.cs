@@ -1,0 +1,134 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Runtime.CompilerServices;
+using LowLatencyLog.Benchmarks.Baselines;
+using LowLatencyLog.Benchmarks.Cases;
+
+namespace LowLatencyLog.Benchmarks;
+
+/// <summary>
+/// <c>--gc-pause [rounds] [sizes]</c>: how long a gen-0 collection stops the application while an async appender's
+/// buffer is full, against the synchronous file appender after the same calls. The worker is held by a child at a
+/// gate (a disk that stopped) while the calling thread logs twice the buffer with <c>overflow=Discard</c>, so every
+/// slot holds a pending event; then the process allocates 4 MB of short-lived objects and collects generation 0 ten
+/// times, reading the runtime's pause time around each. A slot that kept a reference to something the call allocated
+/// would make each collection trace it (and promote it); the sizes (default <c>8192,65536</c>: the default buffer and
+/// the benchmarks') show whether the pause grows with the buffer.
+/// </summary>
+internal static class GcPause
+{
+    private const int Collections = 10;
+
+    public static int Run(string[] args)
+    {
+        int rounds = args.Length > 1 && args[1] != "-" ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3;
+        int[] sizes = args.Length > 2 ? args[2].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)).ToArray() : new[] { 8192, 65536 };
+        var cases = new List<(string Name, Func<MessageKind, BenchSession> Open, int Events, bool Gated)>();
+        foreach (int size in sizes)
+        {
+            cases.Add(($"RollingBufferedFileAppender alone, {size * 2:N0} calls", kind => Session(CaseTable.RollingBufferedFileAppender("Root"), kind), size * 2, false));
+            foreach (string name in new[] { "BoundedQueue", "HotSwap", "Disruptor" })
+            {
+                cases.Add(($"{name}AsyncAppender, bufferSize {size:N0}, full", kind => Session(Gated(name, size), kind), size * 2, true));
+            }
+        }
+
+        Console.WriteLine($"gen-0 pause: {rounds} rounds, {Collections} collections per case after its calls (Format1); {Environment.ProcessorCount} cores; {Environment.Version}.");
+        var results = cases.ToDictionary(c => c.Name, _ => new List<double[]>());
+        for (int round = 0; round < rounds; round++)
+        {
+            foreach (var c in cases)
+            {
+                results[c.Name].Add(Measure(c.Open, c.Events, c.Gated));
+            }
+        }
+
+        Console.WriteLine("| case | first collection, µs (rounds) | median of all, µs | max, µs | gen-1 collections |");
+        Console.WriteLine("|---|---:|---:|---:|---:|");
+        foreach (var c in cases)
+        {
+            List<double[]> r = results[c.Name];
+            double[] all = r.SelectMany(x => x.Take(Collections)).OrderBy(x => x).ToArray();
+            string firsts = string.Join(", ", r.Select(x => x[0].ToString("F0", CultureInfo.InvariantCulture)));
+            Console.WriteLine($"| {c.Name} | {firsts} | {all[all.Length / 2]:F0} | {all[^1]:F0} | {r.Sum(x => x[Collections]):F0} |");
+        }
+
+        return 0;
+    }
+
+    private static BenchSession Session(string appenders, MessageKind kind) => new Log4netSession($"""
+        <log4net>
+        {appenders}
+          <root><level value="INFO" /><appender-ref ref="Root" /></root>
+        </log4net>
+        """, null, kind);
+
+    // The fix names what the file needs, as with a file child alone: the gate is only there to hold the worker.
+    private static string Gated(string name, int size) => $$"""
+        <appender name="Root" type="LowLatencyLog.Appender.{{name}}AsyncAppender, LowLatencyLog">
+          <bufferSize value="{{size}}" />
+          <overflow value="Discard" />
+          <fix value="Message, ThreadName, Exception" />
+          <appender-ref ref="Child" />
+          <appender-ref ref="Gate" />
+        </appender>
+        {{CaseTable.RollingBufferedFileAppender("Child")}}
+        <appender name="Gate" type="{{typeof(GateAppender).FullName}}, {{typeof(GateAppender).Assembly.GetName().Name}}" />
+        """;
+
+    /// <summary>Pause of each collection in µs, then the number of gen-1 collections among them.</summary>
+    private static double[] Measure(Func<MessageKind, BenchSession> open, int events, bool gated)
+    {
+        using BenchSession session = open(MessageKind.Format1);
+        for (int i = 0; i < 1000; i++)
+        {
+            session.Log(i); // the first call of each path, before the gate closes
+        }
+
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        if (gated)
+        {
+            GateAppender.Waiting.Reset();
+            GateAppender.Open.Reset();
+            session.Log(0);
+            GateAppender.Waiting.Wait();
+        }
+
+        for (int i = 0; i < events; i++)
+        {
+            session.Log(i);
+        }
+
+        var pauses = new double[Collections + 1];
+        int gen1 = GC.CollectionCount(1);
+        for (int k = 0; k < Collections; k++)
+        {
+            Garbage();
+            TimeSpan before = GC.GetTotalPauseDuration();
+            GC.Collect(0, GCCollectionMode.Forced, blocking: true);
+            pauses[k] = (GC.GetTotalPauseDuration() - before).TotalMilliseconds * 1000;
+        }
+
+        pauses[Collections] = GC.CollectionCount(1) - gen1;
+        GateAppender.Open.Set();
+        return pauses;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Garbage()
+    {
+        var list = new List<object>();
+        for (int i = 0; i < 100_000; i++)
+        {
+            list.Add(new object());
+            if (list.Count == 1000)
+            {
+                list.Clear();
+            }
+        }
+    }
+}
