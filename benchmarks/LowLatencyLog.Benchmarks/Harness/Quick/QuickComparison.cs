@@ -109,12 +109,14 @@ internal static class QuickComparison
         }
 
         var rows = new List<ThroughputRow>();
+        var cpu = new Dictionary<(string, string, int), double>();
         for (int i = 0; i < cells.Length; i++)
         {
             // The median run's rate, and that same run's bytes and collections.
             Probe median = runs[i].OrderBy(v => v.EventsPerSecond).ElementAt(runs[i].Count / 2);
             rows.Add(new ThroughputRow(suite, cells[i].Case.Name, cells[i].Kind.ToString(), cells[i].Producers,
                 median.EventsPerSecond, 1e9 / median.EventsPerSecond, -1, median.BytesPerCall, median.Gen0, median.Gen1, median.Gen2));
+            cpu[(cells[i].Case.Name, cells[i].Kind.ToString(), cells[i].Producers)] = runs[i].Select(v => v.CpuSecondsPerMillion).OrderBy(v => v).ElementAt(runs[i].Count / 2);
         }
 
         if (rewrite)
@@ -129,6 +131,9 @@ internal static class QuickComparison
             Console.WriteLine($"{kind}: {MessageKinds.Label(kind)}");
             Console.WriteLine();
             Console.WriteLine(Table(byKind.ToList(), events));
+            Console.WriteLine();
+            Console.WriteLine("Process CPU per million events (every thread; median of the runs), s: " + string.Join("; ",
+                byKind.Select(r => $"{r.Case} {r.Producers}p {cpu[(r.Case, r.Kind, r.Producers)]:F2}")));
             Console.WriteLine();
         }
 

@@ -7,7 +7,8 @@ namespace LowLatencyLog.Benchmarks.Quick;
 /// <summary>One end-to-end run: events/s, the bytes each producer thread allocated per call, and the collections.</summary>
 /// <param name="Gen0">Collections of generation 0 during the run (as <see cref="GC.CollectionCount"/> counts them:
 /// a gen1 or gen2 collection counts here too).</param>
-internal readonly record struct Probe(double EventsPerSecond, double BytesPerCall, int Gen0, int Gen1, int Gen2);
+/// <param name="CpuSecondsPerMillion">The process's CPU time (every thread: producers, worker, collector) per million events.</param>
+internal readonly record struct Probe(double EventsPerSecond, double BytesPerCall, int Gen0, int Gen1, int Gen2, double CpuSecondsPerMillion);
 
 /// <summary>
 /// One end-to-end measurement outside BenchmarkDotNet, the same way <see cref="EndToEnd.ThroughputBenchmark"/> does
@@ -30,12 +31,16 @@ internal static class ThroughputProbe
         GC.Collect();
 
         int gen0 = GC.CollectionCount(0), gen1 = GC.CollectionCount(1), gen2 = GC.CollectionCount(2);
+        using Process process = Process.GetCurrentProcess();
+        TimeSpan cpu = process.TotalProcessorTime;
         long start = Stopwatch.GetTimestamp();
         run.Go();
         session.Stop();
         double seconds = Stopwatch.GetElapsedTime(start).TotalSeconds;
+        process.Refresh();
+        double cpuSeconds = (process.TotalProcessorTime - cpu).TotalSeconds;
         var probe = new Probe(events / seconds, run.BytesPerCall,
-            GC.CollectionCount(0) - gen0, GC.CollectionCount(1) - gen1, GC.CollectionCount(2) - gen2);
+            GC.CollectionCount(0) - gen0, GC.CollectionCount(1) - gen1, GC.CollectionCount(2) - gen2, cpuSeconds * 1e6 / events);
         long delivered = session.Delivered();
         if (delivered != events)
         {
