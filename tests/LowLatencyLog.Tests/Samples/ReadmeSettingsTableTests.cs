@@ -12,8 +12,8 @@ using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Samples;
 
-/// <summary>The README's settings tables give each setting the default the code uses: the default a reader sees is the
-/// one the settings readers in <c>Configuration</c> return for a setting that is not given.</summary>
+/// <summary>The settings tables of the README and docs/file-appenders.md give each setting the default the code uses:
+/// the one the settings readers in <c>Configuration</c> return for a setting that is not given.</summary>
 public sealed class ReadmeSettingsTableTests
 {
     private static readonly Action<string> NoError = message => Assert.Fail("a setting not given was reported: " + message);
@@ -21,7 +21,7 @@ public sealed class ReadmeSettingsTableTests
     [Test]
     public void TheAsyncAppenderTable_GivesEachSettingItsDefault()
     {
-        Dictionary<string, string[]> table = Table("## Async appender settings", "default");
+        Dictionary<string, string[]> table = Table(Readme(), "## Async appender settings");
         AsyncAppenderSettings code = AsyncAppenderSettings.Read(null, null, null, null, null, null, true, false, NoError);
 
         Assert.Multiple(() =>
@@ -41,7 +41,7 @@ public sealed class ReadmeSettingsTableTests
     [Test]
     public void TheFileAppenderTable_GivesEachSettingItsDefault()
     {
-        Dictionary<string, string[]> table = Table("## File appender settings", "default");
+        Dictionary<string, string[]> table = Table(Readme(), "## File appender settings");
         FileAppenderSettings code = FileAppenderSettings.Read(null, null, null, null, null, null, null, NoError);
 
         Assert.Multiple(() =>
@@ -62,7 +62,7 @@ public sealed class ReadmeSettingsTableTests
     [Test]
     public void TheRollingSettingsRow_GivesEachSettingItsDefault()
     {
-        Dictionary<string, string[]> table = Table("## File appender settings", "default");
+        Dictionary<string, string[]> table = Table(Readme(), "## File appender settings");
         string row = table.Keys.Single(key => key.Contains("rollingStyle"));
         string[] names = row.Split(',').Select(name => name.Trim().TrimEnd('*')).ToArray();
         string defaults = table[row][0];
@@ -94,6 +94,32 @@ public sealed class ReadmeSettingsTableTests
         });
     }
 
+    [Test]
+    public void TheFileAppendersPage_GivesEachSettingTheDefaultTheCodeUses()
+    {
+        string page = Document("docs/file-appenders.md");
+        Dictionary<string, string[]> table = Table(page, "## Settings");
+        FileAppenderSettings code = FileAppenderSettings.Read(null, null, null, null, null, null, null, NoError);
+        Dictionary<string, string[]> rolling = Table(page, "## Settings", skipTables: 1);
+        RollingOptions options = RollingSettings.Read(null, null, null, null, null, null, null, null, NoError);
+
+        Assert.Multiple(() =>
+        {
+            Same(table, "appendToFile", bool.Parse, code.AppendToFile);
+            Same(table, "immediateFlush", bool.Parse, code.ImmediateFlush);
+            Same(table, "bufferSize", text => int.Parse(text.Split(' ')[0], CultureInfo.InvariantCulture), code.BufferSize);
+            Same(table, "flushInterval", int.Parse, code.FlushInterval);
+            Same(table, "fastLayout", bool.Parse, code.FastLayout);
+            Same(rolling, "rollingStyle", Parse<RollingMode>, options.Mode);
+            Same(rolling, "maximumFileSize", text => SettingReader.Size("maximumFileSize", text, -1, NoError), options.MaxFileSize);
+            Same(rolling, "maxSizeRollBackups", int.Parse, options.MaxSizeRollBackups);
+            Same(rolling, "datePattern", text => text, options.DatePattern);
+            Same(rolling, "staticLogFileName", bool.Parse, options.StaticLogFileName);
+            Same(rolling, "preserveLogFileNameExtension", bool.Parse, options.PreserveLogFileNameExtension);
+            Same(rolling, "countDirection", int.Parse, options.CountDirection);
+        });
+    }
+
     private static object ReadRolling(string setting, string text) => setting switch
     {
         "rollingStyle" => Parse<RollingMode>(text),
@@ -113,16 +139,16 @@ public sealed class ReadmeSettingsTableTests
         }
         catch (FormatException)
         {
-            Assert.Fail($"README gives {setting} the default \"{text}\", which is not a value of it; the code's default is {code}");
+            Assert.Fail($"The docs give {setting} the default \"{text}\", which is not a value of it; the code's default is {code}");
             return;
         }
 
-        Assert.That(readme, Is.EqualTo(code), $"README gives {setting} the default {text}; the code's default is {code}");
+        Assert.That(readme, Is.EqualTo(code), $"The docs give {setting} the default {text}; the code's default is {code}");
     }
 
     private static string Default(Dictionary<string, string[]> table, string setting)
     {
-        Assert.That(table, Contains.Key(setting), "the README's table has a row for " + setting);
+        Assert.That(table, Contains.Key(setting), "the table has a row for " + setting);
         return table[setting][0];
     }
 
@@ -133,22 +159,31 @@ public sealed class ReadmeSettingsTableTests
     private static string Number(int value) => value.ToString("N0", CultureInfo.InvariantCulture);
 
     /// <summary>
-    /// The table under <paramref name="heading"/>, by setting (the first cell, a row naming one setting and a note such
-    /// as "(Disruptor)" keyed by the setting): the <paramref name="defaultColumn"/> cell first, then the other cells
-    /// after the setting's, in order; backticks and bold marks removed.
+    /// A table under <paramref name="heading"/> (after <paramref name="skipTables"/> others), by setting (the first cell,
+    /// a row naming one setting and a note such as "(Disruptor)" keyed by the setting): the "default" cell first, then
+    /// the other cells after the setting's, in order; backticks and bold marks removed.
     /// </summary>
-    private static Dictionary<string, string[]> Table(string heading, string defaultColumn)
+    private static Dictionary<string, string[]> Table(string text, string heading, int skipTables = 0)
     {
-        string[] lines = Readme().Split('\n');
+        string[] lines = text.Split('\n');
         int at = Array.IndexOf(lines, heading);
-        Assert.That(at, Is.GreaterThanOrEqualTo(0), "README has the section " + heading);
-        string[] rows = lines.Skip(at + 1).SkipWhile(line => !line.StartsWith("|", StringComparison.Ordinal))
-            .TakeWhile(line => line.StartsWith("|", StringComparison.Ordinal)).ToArray();
+        Assert.That(at, Is.GreaterThanOrEqualTo(0), "the section " + heading);
+        IEnumerable<string> rest = lines.Skip(at + 1);
+        for (int skipped = 0; skipped <= skipTables; skipped++)
+        {
+            rest = rest.SkipWhile(line => !line.StartsWith("|", StringComparison.Ordinal));
+            if (skipped < skipTables)
+            {
+                rest = rest.SkipWhile(line => line.StartsWith("|", StringComparison.Ordinal));
+            }
+        }
+
+        string[] rows = rest.TakeWhile(line => line.StartsWith("|", StringComparison.Ordinal)).ToArray();
         Assert.That(rows.Length, Is.GreaterThan(2), "a table under " + heading);
 
         string[] header = Cells(rows[0]);
-        int column = Array.IndexOf(header, defaultColumn);
-        Assert.That(column, Is.GreaterThan(0), $"a \"{defaultColumn}\" column under {heading}");
+        int column = Array.FindIndex(header, cell => string.Equals(cell, "default", StringComparison.OrdinalIgnoreCase));
+        Assert.That(column, Is.GreaterThan(0), $"a \"default\" column under {heading}");
         var table = new Dictionary<string, string[]>();
         foreach (string row in rows.Skip(2))
         {
@@ -165,7 +200,9 @@ public sealed class ReadmeSettingsTableTests
     private static string[] Cells(string row) =>
         row.Trim().Trim('|').Split('|').Select(cell => cell.Replace("`", "").Replace("**", "").Trim()).ToArray();
 
-    private static string Readme()
+    private static string Readme() => Document("README.md");
+
+    private static string Document(string path)
     {
         DirectoryInfo? root = new DirectoryInfo(AppContext.BaseDirectory);
         while (root != null && !File.Exists(Path.Combine(root.FullName, "LowLatencyLog.sln")))
@@ -174,6 +211,6 @@ public sealed class ReadmeSettingsTableTests
         }
 
         Assert.That(root, Is.Not.Null, "repository root above " + AppContext.BaseDirectory);
-        return File.ReadAllText(Path.Combine(root!.FullName, "README.md")).Replace("\r\n", "\n");
+        return File.ReadAllText(Path.Combine(root!.FullName, path)).Replace("\r\n", "\n");
     }
 }
