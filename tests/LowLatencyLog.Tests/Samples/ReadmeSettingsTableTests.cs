@@ -44,14 +44,7 @@ public sealed class ReadmeSettingsTableTests
         Dictionary<string, string[]> table = Table(Readme(), "## File appender settings");
         FileAppenderSettings code = FileAppenderSettings.Read(null, null, null, null, null, null, null, NoError);
 
-        Assert.Multiple(() =>
-        {
-            Same(table, "appendToFile", bool.Parse, code.AppendToFile);
-            Same(table, "immediateFlush", bool.Parse, code.ImmediateFlush);
-            Same(table, "bufferSize", text => int.Parse(text.Split(' ')[0], CultureInfo.InvariantCulture), code.BufferSize);
-            Same(table, "flushInterval", int.Parse, code.FlushInterval);
-            Same(table, "fastLayout", bool.Parse, code.FastLayout);
-        });
+        Assert.Multiple(() => SameFileDefaults(table));
         Assert.That(Default(table, "encoding"), Is.EqualTo("UTF-8 without BOM"), "encoding's default in the README");
         Assert.That(code.Encoding.WebName, Is.EqualTo("utf-8"), "encoding's default in the code");
         Assert.That(code.Encoding.GetPreamble(), Is.Empty, "encoding's default in the code writes no BOM");
@@ -70,17 +63,7 @@ public sealed class ReadmeSettingsTableTests
         string[] values = defaults.Substring("as log4net: ".Length).Split(',').Select(value => value.Trim()).ToArray();
         Assert.That(values, Has.Length.EqualTo(names.Length), "one default per setting in the rolling row: " + string.Join(", ", names));
 
-        RollingOptions code = RollingSettings.Read(null, null, null, null, null, null, null, null, NoError);
-        var expected = new Dictionary<string, object>
-        {
-            ["rollingStyle"] = code.Mode,
-            ["maximumFileSize"] = code.MaxFileSize,
-            ["maxSizeRollBackups"] = code.MaxSizeRollBackups,
-            ["datePattern"] = code.DatePattern,
-            ["staticLogFileName"] = code.StaticLogFileName,
-            ["preserveLogFileNameExtension"] = code.PreserveLogFileNameExtension,
-            ["countDirection"] = code.CountDirection,
-        };
+        Dictionary<string, object> expected = RollingDefaults();
         Assert.That(names, Is.EquivalentTo(expected.Keys), "the settings the rolling row names");
 
         Assert.Multiple(() =>
@@ -99,25 +82,41 @@ public sealed class ReadmeSettingsTableTests
     {
         string page = Document("docs/file-appenders.md");
         Dictionary<string, string[]> table = Table(page, "## Settings");
-        FileAppenderSettings code = FileAppenderSettings.Read(null, null, null, null, null, null, null, NoError);
         Dictionary<string, string[]> rolling = Table(page, "## Settings", skipTables: 1);
-        RollingOptions options = RollingSettings.Read(null, null, null, null, null, null, null, null, NoError);
 
         Assert.Multiple(() =>
         {
+            SameFileDefaults(table);
+            foreach (KeyValuePair<string, object> setting in RollingDefaults())
+            {
+                Same(rolling, setting.Key, text => ReadRolling(setting.Key, text), setting.Value);
+            }
+        });
+    }
+
+    private static void SameFileDefaults(Dictionary<string, string[]> table)
+    {
+        FileAppenderSettings code = FileAppenderSettings.Read(null, null, null, null, null, null, null, NoError);
             Same(table, "appendToFile", bool.Parse, code.AppendToFile);
             Same(table, "immediateFlush", bool.Parse, code.ImmediateFlush);
             Same(table, "bufferSize", text => int.Parse(text.Split(' ')[0], CultureInfo.InvariantCulture), code.BufferSize);
             Same(table, "flushInterval", int.Parse, code.FlushInterval);
             Same(table, "fastLayout", bool.Parse, code.FastLayout);
-            Same(rolling, "rollingStyle", Parse<RollingMode>, options.Mode);
-            Same(rolling, "maximumFileSize", text => SettingReader.Size("maximumFileSize", text, -1, NoError), options.MaxFileSize);
-            Same(rolling, "maxSizeRollBackups", int.Parse, options.MaxSizeRollBackups);
-            Same(rolling, "datePattern", text => text, options.DatePattern);
-            Same(rolling, "staticLogFileName", bool.Parse, options.StaticLogFileName);
-            Same(rolling, "preserveLogFileNameExtension", bool.Parse, options.PreserveLogFileNameExtension);
-            Same(rolling, "countDirection", int.Parse, options.CountDirection);
-        });
+    }
+
+    private static Dictionary<string, object> RollingDefaults()
+    {
+        RollingOptions code = RollingSettings.Read(null, null, null, null, null, null, null, null, NoError);
+        return new Dictionary<string, object>
+        {
+            ["rollingStyle"] = code.Mode,
+            ["maximumFileSize"] = code.MaxFileSize,
+            ["maxSizeRollBackups"] = code.MaxSizeRollBackups,
+            ["datePattern"] = code.DatePattern,
+            ["staticLogFileName"] = code.StaticLogFileName,
+            ["preserveLogFileNameExtension"] = code.PreserveLogFileNameExtension,
+            ["countDirection"] = code.CountDirection,
+        };
     }
 
     private static object ReadRolling(string setting, string text) => setting switch
