@@ -4,6 +4,7 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using LowLatencyLog.Engine;
+using LowLatencyLog.Engine.Waiting;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 using static LowLatencyLog.Tests.Support.DeliveryAssert;
@@ -297,7 +298,7 @@ public sealed class DispatcherContractTests
     public void Capacity_MustBePositive(int capacity)
     {
         Assert.That(
-            () => new AsyncDispatcher<TestEvent>("bad", _kind.Factory, capacity, new RecordingSink(), OverflowAction.Block, 16),
+            () => new AsyncDispatcher<TestEvent>("bad", _kind.Factory, capacity, new RecordingSink(), OverflowAction.Block, 16, WaitStrategyKind.Blocking),
             Throws.InstanceOf<ArgumentOutOfRangeException>());
     }
 
@@ -603,7 +604,7 @@ public sealed class DispatcherContractTests
     private AsyncDispatcher<TestEvent> Start(
         RecordingSink sink, int capacity, OverflowAction overflow, int maxBatchSize = 256, string name = "test")
     {
-        var dispatcher = new AsyncDispatcher<TestEvent>(name, _kind.Factory, capacity, sink, overflow, maxBatchSize);
+        var dispatcher = new AsyncDispatcher<TestEvent>(name, _kind.Factory, capacity, sink, overflow, maxBatchSize, WaitStrategyKind.Blocking);
         _created.Add(dispatcher);
         dispatcher.Start();
         return dispatcher;

@@ -39,7 +39,7 @@ public sealed class DisruptorAsyncAppender : AsyncForwardingAppender
 
     private protected override IQueueFactory CreateQueueFactory(Action<string> reportError)
     {
-        LowLatencyLog.Engine.Disruptor.ProducerType producerType = SettingReader.Name("producerType", ProducerType, LowLatencyLog.Engine.Disruptor.ProducerType.Multi, reportError);
+        LowLatencyLog.Engine.Disruptor.ProducerType producerType = SettingReader.Name("producerType", ProducerType, AsyncAppenderSettings.DefaultProducerType, reportError);
         // A misused Single is reported through the appender's own reports, which reach the internal log.
         return new DisruptorQueueFactory(producerType, null);
     }

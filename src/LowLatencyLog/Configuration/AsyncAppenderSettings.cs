@@ -1,6 +1,7 @@
 using System;
 using log4net.Core;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Engine.Disruptor;
 using LowLatencyLog.Engine.Waiting;
 using LowLatencyLog.Engine;
 
@@ -19,6 +20,7 @@ internal sealed class AsyncAppenderSettings
     public const string DefaultFix = "Auto";
     public const WaitStrategyKind DefaultWaitStrategy = WaitStrategyKind.Adaptive;
     public static readonly Level DefaultDiscardThreshold = Level.Info;
+    public const ProducerType DefaultProducerType = ProducerType.Multi; // the Disruptor appender's producerType
 
     public int BufferSize { get; private set; } = DefaultBufferSize;
 

@@ -87,7 +87,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         IBatchSink<T> sink,
         OverflowAction overflow,
         int maxBatchSize,
-        WaitStrategyKind waitStrategy = WaitStrategyKind.Blocking,
+        WaitStrategyKind waitStrategy,
         int stallTimeout = Timeout.Infinite)
     {
         if (capacity <= 0)

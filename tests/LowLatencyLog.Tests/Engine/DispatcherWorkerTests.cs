@@ -31,7 +31,7 @@ public sealed class DispatcherWorkerTests
     public void Worker_InterruptedWhileWaiting_SurvivesReportsAndKeepsDelivering()
     {
         var sink = new RecordingSink();
-        var dispatcher = new AsyncDispatcher<TestEvent>("interrupted", _kind.Factory, 64, sink, OverflowAction.Block, 16);
+        var dispatcher = new AsyncDispatcher<TestEvent>("interrupted", _kind.Factory, 64, sink, OverflowAction.Block, 16, WaitStrategyKind.Blocking);
         dispatcher.Start();
         dispatcher.Enqueue(new TestEvent(0, 0), true);
         sink.WaitUntilCount(1);
@@ -55,7 +55,7 @@ public sealed class DispatcherWorkerTests
     public void Worker_SinkCloseThrows_CloseStillReturnsAtOnce()
     {
         var sink = new ThrowingOnCloseSink();
-        var dispatcher = new AsyncDispatcher<TestEvent>("close-throws", _kind.Factory, 64, sink, OverflowAction.Block, 16);
+        var dispatcher = new AsyncDispatcher<TestEvent>("close-throws", _kind.Factory, 64, sink, OverflowAction.Block, 16, WaitStrategyKind.Blocking);
         dispatcher.Start();
         dispatcher.Enqueue(new TestEvent(0, 0), true);
         Assert.That(dispatcher.Close(LongTimeout), Is.True);
@@ -211,7 +211,7 @@ public sealed class DispatcherWorkerTests
     public void AcceptedCount_CountsEveryEnqueueThatReturnedTrue()
     {
         var sink = new RecordingSink();
-        var dispatcher = new AsyncDispatcher<TestEvent>("accepted", _kind.Factory, 16, sink, OverflowAction.Discard, 16);
+        var dispatcher = new AsyncDispatcher<TestEvent>("accepted", _kind.Factory, 16, sink, OverflowAction.Discard, 16, WaitStrategyKind.Blocking);
         sink.Hold();
         dispatcher.Start();
         int accepted = 0;
@@ -316,12 +316,12 @@ public sealed class EngineInvariantTests
     {
         var sink = new RecordingSink();
         Assert.That(
-            () => new AsyncDispatcher<TestEvent>("p2", new PowerOfTwoFactory(), 100, sink, OverflowAction.Block, 16),
+            () => new AsyncDispatcher<TestEvent>("p2", new PowerOfTwoFactory(), 100, sink, OverflowAction.Block, 16, WaitStrategyKind.Blocking),
             Throws.InstanceOf<ArgumentOutOfRangeException>());
-        Assert.That(new AsyncDispatcher<TestEvent>("p2", new PowerOfTwoFactory(), 128, sink, OverflowAction.Block, 16), Is.Not.Null);
+        Assert.That(new AsyncDispatcher<TestEvent>("p2", new PowerOfTwoFactory(), 128, sink, OverflowAction.Block, 16, WaitStrategyKind.Blocking), Is.Not.Null);
         foreach (QueueKind kind in QueueKind.All.Where(k => !k.Factory.RequiresPowerOfTwo))
         {
-            Assert.That(new AsyncDispatcher<TestEvent>("any", kind.Factory, 100, sink, OverflowAction.Block, 16), Is.Not.Null, kind.Name);
+            Assert.That(new AsyncDispatcher<TestEvent>("any", kind.Factory, 100, sink, OverflowAction.Block, 16, WaitStrategyKind.Blocking), Is.Not.Null, kind.Name);
         }
     }
 

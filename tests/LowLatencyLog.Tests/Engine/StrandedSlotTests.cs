@@ -4,6 +4,7 @@ using System.Linq;
 using System.Threading.Tasks;
 using LowLatencyLog.Engine;
 using LowLatencyLog.Engine.Disruptor;
+using LowLatencyLog.Engine.Waiting;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Engine;
@@ -38,7 +39,7 @@ public sealed class StrandedSlotTests
     public void AStoreThatThrows_TheNextEventsAreDelivered_FlushAndCloseFinish()
     {
         var sink = new FragileSink();
-        var dispatcher = new AsyncDispatcher<Fragile>("stranded", _factory, Capacity, sink, OverflowAction.Block, 4);
+        var dispatcher = new AsyncDispatcher<Fragile>("stranded", _factory, Capacity, sink, OverflowAction.Block, 4, WaitStrategyKind.Blocking);
         dispatcher.Start();
 
         // Run off the test thread: before the fix a claimed, unpublished slot held the worker (and a Single ring's
