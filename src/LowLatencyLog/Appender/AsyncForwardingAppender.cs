@@ -144,13 +144,6 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     /// <summary>The attached child appenders (a read-only copy).</summary>
     public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children.Current));
 
-    /// <summary>The flags captured now (after <c>Auto</c> was resolved).</summary>
-    internal FixFlags CaptureFlags => _capture & ~(CallerLocation.MethodOnly | CallerLocation.WithFile);
-
-    /// <summary>How much of the caller the logging thread reads (<see cref="CallerLocation"/>), for tests: none, or one
-    /// of <see cref="CallerLocation.MethodOnly"/>, <see cref="CallerLocation.WithFile"/>.</summary>
-    internal FixFlags CallerLocationMode => _capture & (CallerLocation.MethodOnly | CallerLocation.WithFile);
-
     internal int WorkerBufferSize => _settings?.BufferSize ?? 0;
 
     /// <summary>The worker's wait strategy, once activated (its wake-up count is what tests read).</summary>
