@@ -93,12 +93,12 @@ public abstract partial class AsyncForwardingAppender
     /// now, in order, and the count of those dropped before is reported.</summary>
     private void ForwardEarlyEventsSynchronously()
     {
-        Queue<CapturedEvent>? early = _early;
-        _early = null;
+        Debug.Assert(Monitor.IsEntered(_lifecycle));
+        Queue<CapturedEvent>? early = _early.Detach();
         Monitor.PulseAll(_lifecycle);
-        if (_earlyDropped > 0)
+        if (_early.Dropped > 0)
         {
-            LogLog.Warn(GetType(), $"Appender [{Name}]: {_earlyDropped} event(s) logged before activation were dropped (more than {EarlyLimit} were waiting).");
+            LogLog.Warn(GetType(), $"Appender [{Name}]: {_early.Dropped} event(s) logged before activation were dropped (more than {EarlyEvents.Limit} were waiting).");
         }
 
         while (early is { Count: > 0 })
@@ -150,22 +150,13 @@ public abstract partial class AsyncForwardingAppender
         {
             lock (_lifecycle)
             {
-                Queue<CapturedEvent>? early = _early;
-                if (early == null)
+                if (!_early.IsOpen)
                 {
                     return; // closed meanwhile: Close moves or counts what was left
                 }
 
-                bool moved = false;
-                while (early.Count > 0 && dispatcher.TryEnqueueNow(early.Peek()))
+                if (_early.MoveInto(dispatcher))
                 {
-                    early.Dequeue();
-                    moved = true;
-                }
-
-                if (moved)
-                {
-                    _earlyMoves++; // progress: the producers waiting for activation keep waiting
                     Monitor.PulseAll(_lifecycle); // producers waiting for room in the early queue
                     deadline = Stopwatch.GetTimestamp() + patience;
                 }
@@ -173,15 +164,14 @@ public abstract partial class AsyncForwardingAppender
                 {
                     // The worker made no room for the whole timeout (a child that blocks): the rest is counted and
                     // reported as undelivered rather than holding activation, and the logging threads, for ever.
-                    dispatcher.CountUndelivered(early.Count);
-                    LogLog.Error(GetType(), $"Appender [{Name}]: {early.Count} event(s) logged before activation could not be queued within {timeout} ms (the worker made no room); they are not delivered.");
-                    early.Clear();
+                    int count = _early.GiveUp(dispatcher);
+                    LogLog.Error(GetType(), $"Appender [{Name}]: {count} event(s) logged before activation could not be queued within {timeout} ms (the worker made no room); they are not delivered.");
                 }
 
-                if (early.Count == 0)
+                if (_early.Count == 0)
                 {
                     TakeOverFromActivation(dispatcher);
-                    _early = null;
+                    _early.Detach();
                     _activating = null;
                     _dispatcher = dispatcher; // from now on producers enqueue directly, behind the early events
                     Monitor.PulseAll(_lifecycle);
@@ -201,44 +191,9 @@ public abstract partial class AsyncForwardingAppender
     /// </summary>
     private void TakeOverFromActivation(AsyncDispatcher<CapturedEvent> dispatcher)
     {
+        Debug.Assert(Monitor.IsEntered(_lifecycle));
         dispatcher.ReleaseProducerThread();
-        if (_earlyDropped > 0)
-        {
-            dispatcher.CountDiscarded(_earlyDropped);
-            _earlyDropped = 0;
-        }
-    }
-
-    /// <summary>
-    /// <see cref="Close"/> during activation: moves the early events activation had not moved yet, for at most the
-    /// timeout, while the worker drains; what does not fit in time is counted as undelivered and reported.
-    /// </summary>
-    private void MoveLeftoverEarlyEvents(AsyncDispatcher<CapturedEvent> dispatcher, Queue<CapturedEvent> early, int timeout)
-    {
-        long deadline = Stopwatch.GetTimestamp() + (long)timeout * Stopwatch.Frequency / 1000;
-        var room = new SpinWait();
-        while (early.Count > 0)
-        {
-            if (dispatcher.TryEnqueueNow(early.Peek()))
-            {
-                early.Dequeue();
-                room.Reset();
-            }
-            else if (Stopwatch.GetTimestamp() >= deadline)
-            {
-                break;
-            }
-            else
-            {
-                room.SpinOnce();
-            }
-        }
-
-        if (early.Count > 0)
-        {
-            dispatcher.CountUndelivered(early.Count);
-            ReportError($"Appender [{Name}] was closed while it was being activated; {early.Count} event(s) appended before activation could not be queued within shutdownTimeout ({timeout} ms) and will not be delivered.", null);
-        }
+        _early.HandDroppedTo(dispatcher);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -257,7 +212,7 @@ public abstract partial class AsyncForwardingAppender
                     break;
                 }
 
-                if (_early == null)
+                if (!_early.IsOpen)
                 {
                     return; // closed before activation
                 }
@@ -268,29 +223,21 @@ public abstract partial class AsyncForwardingAppender
                 // hold the application's threads: beyond the limit its events are counted as dropped.
                 if (_activating == null || Thread.CurrentThread == _activating.WorkerThread)
                 {
-                    if (_early.Count < EarlyLimit)
-                    {
-                        _early.Enqueue(captured);
-                    }
-                    else
-                    {
-                        _earlyDropped++;
-                    }
-
+                    _early.Hold(captured); // beyond the limit, counted as dropped
                     return;
                 }
 
                 // Bounded: a logging thread waits while activation makes progress, and at most the timeout without any
                 // (activation gives up moving then too).
                 long now = Stopwatch.GetTimestamp();
-                if (_earlyMoves != movesSeen)
+                if (_early.Moves != movesSeen)
                 {
-                    movesSeen = _earlyMoves;
+                    movesSeen = _early.Moves;
                     waitUntil = now + (long)(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout) * Stopwatch.Frequency / 1000;
                 }
                 else if (now >= waitUntil)
                 {
-                    _earlyDropped++; // counted with the discards once activation finishes
+                    _early.CountDropped(); // counted with the discards once activation finishes
                     return;
                 }
 

@@ -146,100 +146,24 @@ public abstract partial class AsyncForwardingAppender
     /// <returns>The child if it was attached, otherwise null.</returns>
     public IAppender? RemoveAppender(string? name) => RemoveAppender(GetAppender(name));
 
-    /// <summary>Resolves <c>fix=Auto</c> from the children, or warns about what an explicit <c>fix</c> misses.</summary>
-    /// <summary>Whether any child may read the original message and exception objects (async 15, docs/behaviours.md): every child but
-    /// the library's own appenders that write captured events as they are.</summary>
-    private static bool CarriesObjects(IAppender[] children)
-    {
-        foreach (IAppender child in children)
-        {
-            if (child is not ICapturedEventAppender direct || direct.MayReadEventObjects)
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
-
+    /// <summary>Resolves <c>fix=Auto</c> from the children, or warns about what an explicit <c>fix</c> misses;
+    /// <paramref name="examined"/> are the children not examined before.</summary>
     private void ResolveCapture(AsyncAppenderSettings settings, IAppender[] examined)
     {
-        foreach (IAppender child in examined)
-        {
-            foreach ((IAppender appender, string converter) in FixResolver.WorkerAmbientConverters(child))
-            {
-                LogLog.Warn(GetType(), $"Appender [{Name}]: the layout of appender [{appender.Name}] uses {converter}, which reads the current " +
-                    "HTTP request when the event is written: behind an async appender that is the worker thread, which has none, so it writes " +
-                    "what it writes without a request. Set the value as a property on the logging thread (for example " +
-                    "LogicalThreadContext.Properties[\"url\"] in a request filter) and write %property{url} instead.");
-            }
-        }
-
+        FixResolver.WarnAboutWorkerAmbient(examined, Warn);
         lock (_childrenLock)
         {
             IAppender[] children = _children.Current;
-            _carryObjects = CarriesObjects(children);
-            if (settings.Fix == null)
-            {
-                FixFlags flags = FixResolver.Always;
-                foreach (IAppender child in children)
-                {
-                    flags |= FixResolver.Required(child);
-                    if (!FixResolver.IsKnownType(child))
-                    {
-                        LogLog.Debug(GetType(), $"Appender [{Name}]: fix=Auto captures the properties for appender [{child.Name}], whose type ({child.GetType().FullName}) it does not know; set fix to leave them out.");
-                    }
-                }
-
-                _capture = WithLocationCapture(flags, children);
-                return;
-            }
-
-            _capture = WithLocationCapture(settings.Fix.Value, children);
+            _carryObjects = ChildAppenders.MayReadEventObjects(children);
+            _capture = FixResolver.Resolve(settings.Fix, children, Note, Warn);
         }
 
-        foreach (IAppender child in examined)
-        {
-            FixFlags missing = FixResolver.Required(child) & ~settings.Fix.Value;
-            if (missing != FixFlags.None)
-            {
-                LogLog.Warn(GetType(), $"Appender [{Name}]: fix={settings.Fix.Value} does not capture {missing}, which appender [{child.Name}] uses; " +
-                    "those fields reach it empty. Add them to fix, or use fix=Auto.");
-            }
-        }
+        FixResolver.WarnAboutMisses(settings.Fix, examined, Warn);
     }
 
-    /// <summary>
-    /// With location in <paramref name="flags"/>: says which child's layout makes every call read the stack, and marks
-    /// how little of the caller the layouts need (<see cref="CallerLocation"/>), so the logging thread reads only that.
-    /// </summary>
-    private FixFlags WithLocationCapture(FixFlags flags, IAppender[] children)
-    {
-        if ((flags & FixFlags.LocationInfo) == 0)
-        {
-            return flags;
-        }
+    private void Warn(string message) => LogLog.Warn(GetType(), $"Appender [{Name}]: {message}");
 
-        var use = FixResolver.LocationUse.None;
-        foreach (IAppender child in children)
-        {
-            (FixResolver.LocationUse childUse, string[] readers) = FixResolver.Location(child);
-            use |= childUse;
-            if (readers.Length > 0)
-            {
-                LogLog.Warn(GetType(), $"Appender [{Name}]: appender [{child.Name}] writes the caller's location " +
-                    $"({string.Join(", ", readers)}): every log call then reads the calling thread's stack, the one setting that makes " +
-                    "each call cost microseconds (except C# ILog calls the package intercepts at compile time). See the README, \"Caller location\".");
-            }
-        }
-
-        if (use == FixResolver.LocationUse.None || (use & FixResolver.LocationUse.Everything) != 0)
-        {
-            return flags; // log4net's own LocationInfo, stack frames included
-        }
-
-        return flags | ((use & FixResolver.LocationUse.FileAndLine) != 0 ? CallerLocation.WithFile : CallerLocation.MethodOnly);
-    }
+    private void Note(string message) => LogLog.Debug(GetType(), $"Appender [{Name}]: {message}");
 
     private void CloseChildren()
     {

@@ -37,60 +37,97 @@ namespace LowLatencyLog.Appender;
 /// </remarks>
 public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable
 {
-    /// <summary>Events logged before activation that are kept for delivery (log4net 3.5 may append before it activates,
-    /// and on a reconfiguration the application's threads keep logging meanwhile).</summary>
-    internal const int EarlyLimit = 65536;
-
     private const int MaxBatchSize = 1024;
 
     /// <summary>What is captured before activation, when the children's needs are not known yet: everything but the
     /// costly stack walk for the location.</summary>
     private const FixFlags EarlyFlags = FixResolver.Capturable & ~FixFlags.LocationInfo;
 
-    private readonly object _lifecycle = new object();
+    // The async appenders taking an event on this thread, outermost first (AppenderSkeleton's recursive guard, kept
+    // per thread since calling threads are not serialized here).
+    [ThreadStatic]
+    private static AsyncForwardingAppender?[]? t_taking;
 
-    private readonly object _childrenLock = new object();
+    [ThreadStatic]
+    private static int t_depth;
 
-    // Read by producers on every event.
+    // Read by the calling threads on every event.
     private volatile AsyncDispatcher<CapturedEvent>? _dispatcher;
-
-    private volatile FilterAndThreshold _admission = FilterAndThreshold.Empty;
-
-    private FixFlags _capture = FixResolver.Always; // written under _lifecycle/_childrenLock, read racily: a flag set is atomic
+    private volatile FilterAndThreshold _admission = FilterAndThreshold.Empty; // replaced under _childrenLock
+    private FixFlags _capture = FixResolver.Always; // written under _childrenLock, read racily: a flag set is atomic
     private volatile bool _carryObjects = true; // with _capture: some child may read the event's message and exception objects
     private int _discardThresholdValue = AsyncAppenderSettings.DefaultDiscardThreshold.Value;
+    private volatile bool _synchronous; // the worker could not start: children are called on the logging threads
+    private long _reentrant;
 
+    private readonly object _childrenLock = new object();
     private readonly ChildAppenders _children = new ChildAppenders();
 
-    private volatile IErrorHandler _errorHandler;
-
     // Lifecycle, under _lifecycle.
-    private Queue<CapturedEvent>? _early = new Queue<CapturedEvent>();
-
+    private readonly object _lifecycle = new object();
+    private readonly EarlyEvents _early;
     private AsyncDispatcher<CapturedEvent>? _activating; // started, still taking the early events
-    private long _earlyDropped;
-
-    private long _earlyUndelivered; // appended before activation, then closed without being activated
     private bool _closed;
-
-    private volatile bool _synchronous;
-
-    private long _earlyMoves; // under _lifecycle: how often activation moved early events into the buffer
-    private VisibleReports? _visible;
-
-    /// <summary>The rate limit's key: a report's wording without its figures (names and counts vary).</summary>
-    private static string KindOf(string message) => VisibleReports.KindOf(message); // the worker could not start: children are called on the logging threads
-    private AsyncAppenderSettings? _settings;
-
+    private AsyncAppenderSettings? _settings; // set once, at the first activation
     private IDisposable? _metrics;
+
+    private volatile IErrorHandler _errorHandler;
+    private VisibleReports? _visible;
 
     private protected AsyncForwardingAppender()
     {
         _errorHandler = new OnlyOnceErrorHandler(GetType().Name);
+        _early = new EarlyEvents(_lifecycle);
     }
 
     /// <summary>The appender's name, from the <c>name</c> attribute in the configuration.</summary>
     public string Name { get; set; } = string.Empty;
+
+    // The settings, as text: read once at activation by Configuration/AsyncAppenderSettings.
+
+    /// <summary>Capacity of the buffer between the calling threads and the worker, in events (setting <c>bufferSize</c>).</summary>
+    /// <remarks>Default: 8192. A whole number from 1 to 16777216. The bounded queue rounds it up to a power of two.</remarks>
+    public string? BufferSize { get; set; }
+
+    /// <summary>What a calling thread does when the buffer is full (setting <c>overflow</c>): <c>Block</c> (wait for
+    /// room), <c>Discard</c> (drop events at or below <see cref="DiscardThreshold"/>, count them, and report them), or
+    /// <c>Grow</c> (allocate more room; memory is then bounded only by how fast the worker drains).</summary>
+    /// <remarks>Default: <c>Block</c>.</remarks>
+    public string? Overflow { get; set; }
+
+    /// <summary>With <c>overflow=Discard</c>, the most severe level that may be dropped when the buffer is full; more
+    /// severe events wait for room instead (setting <c>discardThreshold</c>, one of log4net's level names).</summary>
+    /// <remarks>Default: <c>INFO</c>, so warnings and errors are never dropped. Exception: an event logged by a child
+    /// appender from the worker thread itself is dropped and counted when the buffer is full, whatever its level,
+    /// because only the worker makes room.</remarks>
+    public string? DiscardThreshold { get; set; }
+
+    /// <summary>Which volatile fields are captured on the calling thread (setting <c>fix</c>): <c>Auto</c>, or log4net
+    /// <see cref="FixFlags"/> names separated by commas, such as <c>Message, ThreadName, Exception, Properties</c>.</summary>
+    /// <remarks>Default: <c>Auto</c>: the message, thread name and exception always, plus properties (<c>%property</c>,
+    /// <c>%ndc</c>, <c>%mdc</c>), location (<c>%location</c>, <c>%line</c>, <c>%method</c>, <c>%file</c>,
+    /// <c>%type</c>), user name or identity when a child's layout uses them, searching appenders nested under the
+    /// children too; a layout of unknown type, or a child without a layout, gets <c>Partial</c>. With an explicit value,
+    /// a field a child's layout uses but <c>fix</c> leaves out renders empty, and activation writes a log4net internal
+    /// warning naming the child and the missing flags.</remarks>
+    public string? Fix { get; set; }
+
+    /// <summary>How long <see cref="Close"/> may take to deliver what is queued, in milliseconds (setting
+    /// <c>shutdownTimeout</c>).</summary>
+    /// <remarks>Default: 5000. Events still queued when it passes are counted in <see cref="UndeliveredCount"/> and
+    /// reported through the <see cref="ErrorHandler"/>. On .NET Framework the process-exit hook that closes log4net
+    /// has about 2 seconds in total.</remarks>
+    public string? ShutdownTimeout { get; set; }
+
+    /// <summary>How the worker waits for events when the buffer is empty (setting <c>waitStrategy</c>): <c>Adaptive</c>
+    /// (polls every 4 ms and parks after a second without events: calling threads never pay a wake-up while the
+    /// application keeps logging, only the first call after a second of silence does), <c>Blocking</c> (parks as soon as
+    /// the buffer is empty: no CPU while idle, but the calling thread that finds it parked pays the wake-up, a system
+    /// call of a few microseconds), <c>Sleeping</c> (yields, then sleeps a millisecond at a time, never parks),
+    /// <c>Yielding</c> (yields in a loop: low latency, a busy core while idle) or <c>BusySpin</c> (spins: the lowest
+    /// latency, a whole core always).</summary>
+    /// <remarks>Default: <c>Adaptive</c>.</remarks>
+    public string? WaitStrategy { get; set; }
 
     /// <summary>Events below this level are ignored on the calling thread, before anything is queued.</summary>
     /// <remarks>Default: none (every level passes).</remarks>
@@ -139,24 +176,15 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
 
     /// <summary>Events accepted but not delivered because <see cref="Close"/> ran out of time
     /// (<see cref="ShutdownTimeout"/>).</summary>
-    public long UndeliveredCount => (Running?.UndeliveredCount ?? 0) + Interlocked.Read(ref _earlyUndelivered);
+    public long UndeliveredCount => (Running?.UndeliveredCount ?? 0) + _early.Undelivered;
 
     /// <summary>The attached child appenders (a read-only copy).</summary>
     public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children.Current));
-
-    /// <summary>The flags captured now (after <c>Auto</c> was resolved).</summary>
-    internal FixFlags CaptureFlags => _capture & ~(CallerLocation.MethodOnly | CallerLocation.WithFile);
-
-    /// <summary>How much of the caller the logging thread reads (<see cref="CallerLocation"/>), for tests: none, or one
-    /// of <see cref="CallerLocation.MethodOnly"/>, <see cref="CallerLocation.WithFile"/>.</summary>
-    internal FixFlags CallerLocationMode => _capture & (CallerLocation.MethodOnly | CallerLocation.WithFile);
 
     internal int WorkerBufferSize => _settings?.BufferSize ?? 0;
 
     /// <summary>The worker's wait strategy, once activated (its wake-up count is what tests read).</summary>
     internal WaitStrategy? WorkerWait => Running?.Wait;
-
-    internal System.Threading.Thread? WorkerThread => _dispatcher?.WorkerThread;
 
     /// <summary>Events dropped before activation and not yet handed to the dispatcher's count.</summary>
     private long DroppedBeforeActivation
@@ -165,7 +193,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         {
             lock (_lifecycle)
             {
-                return _earlyDropped;
+                return _early.Dropped;
             }
         }
     }
@@ -247,16 +275,6 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         taking[depth] = null;
         t_depth = depth;
     }
-
-    // The async appenders taking an event on this thread, outermost first (AppenderSkeleton's recursive guard, kept
-    // per thread since calling threads are not serialized here).
-    [ThreadStatic]
-    private static AsyncForwardingAppender?[]? t_taking;
-
-    [ThreadStatic]
-    private static int t_depth;
-
-    private long _reentrant;
 
     /// <summary>Log calls made on a thread while this appender was taking an event on the same thread (an argument's
     /// <c>ToString()</c> or a filter that logs): not taken, as log4net's own appenders drop them.</summary>
@@ -340,7 +358,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
 
             lock (_lifecycle)
             {
-                return (_early == null || _early.Count == 0) && Interlocked.Read(ref _earlyUndelivered) == 0;
+                return _early.AllDelivered;
             }
         }
 
@@ -363,8 +381,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
             _closed = true;
             CrashFlush.Unregister(this);
             dispatcher = _dispatcher ?? _activating;
-            early = _early;
-            _early = null;
+            early = _early.Detach();
             _metrics?.Dispose();
             _metrics = null;
             if (dispatcher != null && early != null)
@@ -382,9 +399,10 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
             {
                 int timeout = _settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout;
                 long start = Stopwatch.GetTimestamp();
-                if (early != null)
+                int left = early == null ? 0 : EarlyEvents.MoveLeftover(dispatcher, early, timeout);
+                if (left > 0)
                 {
-                    MoveLeftoverEarlyEvents(dispatcher, early, timeout);
+                    ReportError($"Appender [{Name}] was closed while it was being activated; {left} event(s) appended before activation could not be queued within shutdownTimeout ({timeout} ms) and will not be delivered.", null);
                 }
 
                 long spent = (Stopwatch.GetTimestamp() - start) * 1000 / Stopwatch.Frequency;
@@ -394,7 +412,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
 
             if (early != null && early.Count > 0)
             {
-                Interlocked.Add(ref _earlyUndelivered, early.Count);
+                _early.CountUndelivered(early.Count);
                 LogLog.Warn(GetType(), $"Appender [{Name}] was closed before it was activated; {early.Count} event(s) appended before activation were not delivered.");
             }
 
@@ -415,7 +433,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         // Losses and failures show in log4net's internal log whatever the error handler did with earlier ones.
         if (VisibleReports.Needed(_errorHandler))
         {
-            (_visible ??= new VisibleReports(GetType())).Error(KindOf(message), message, exception);
+            (_visible ??= new VisibleReports(GetType())).Error(VisibleReports.KindOf(message), message, exception);
         }
         try
         {

@@ -4,7 +4,7 @@ namespace LowLatencyLog.Capture;
 
 // CapturedEvent, continued: storing an item in a slot, taking it out into the worker's batch, clearing it
 // (CapturedEventStorage is how the queues reach these).
-internal readonly partial struct CapturedEvent
+internal partial struct CapturedEvent
 {
     /// <summary>
     /// Copies a producer's item (or another slot's event) into a slot: the message text into the storage the slot owns
@@ -58,17 +58,17 @@ internal readonly partial struct CapturedEvent
     {
 #if NET8_0_OR_GREATER
         // Stored field by field (ItemCopy says why); constants need no write barrier.
-        Unsafe.AsRef(in item.Level) = null;
-        Unsafe.AsRef(in item.LoggerName) = null;
-        Unsafe.AsRef(in item.Repository) = null;
-        Unsafe.AsRef(in item.Message) = null;
-        Unsafe.AsRef(in item.Text) = keep;
-        Unsafe.AsRef(in item.Formatted) = null;
-        Unsafe.AsRef(in item.ThreadName) = null;
-        Unsafe.AsRef(in item.ExceptionString) = null;
-        Unsafe.AsRef(in item.Context) = null;
-        Unsafe.AsRef(in item.MessageObject) = null;
-        Unsafe.AsRef(in item.ExceptionObject) = null;
+        item.Level = null;
+        item.LoggerName = null;
+        item.Repository = null;
+        item.Message = null;
+        item.Text = keep;
+        item.Formatted = null;
+        item.ThreadName = null;
+        item.ExceptionString = null;
+        item.Context = null;
+        item.MessageObject = null;
+        item.ExceptionObject = null;
 #else
         item = new CapturedEvent(keep);
 #endif
@@ -79,55 +79,55 @@ internal readonly partial struct CapturedEvent
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Write(ref CapturedEvent destination, in CapturedEvent source, string? message, MessageText? text)
     {
-        Unsafe.AsRef(in destination.Level) = source.Level;
-        Unsafe.AsRef(in destination.LoggerName) = source.LoggerName;
-        Unsafe.AsRef(in destination.Repository) = source.Repository;
-        Unsafe.AsRef(in destination.TimeStampUtc) = source.TimeStampUtc;
+        destination.Level = source.Level;
+        destination.LoggerName = source.LoggerName;
+        destination.Repository = source.Repository;
+        destination.TimeStampUtc = source.TimeStampUtc;
         if (message != null)
         {
-            Unsafe.AsRef(in destination.Message) = message;
+            destination.Message = message;
         }
         else
         {
-            Unsafe.AsRef(in destination.Message) = null;
+            destination.Message = null;
         }
 
         if (!ReferenceEquals(destination.Text, text))
         {
-            Unsafe.AsRef(in destination.Text) = text;
+            destination.Text = text;
         }
 
-        Unsafe.AsRef(in destination.Formatted) = null;
-        Unsafe.AsRef(in destination.ThreadName) = source.ThreadName;
+        destination.Formatted = null;
+        destination.ThreadName = source.ThreadName;
 
         // The usual values stored as constants, which need no write barrier: each barrier is a call.
         if (source.ExceptionString is { Length: > 0 } exception)
         {
-            Unsafe.AsRef(in destination.ExceptionString) = exception;
+            destination.ExceptionString = exception;
         }
         else
         {
-            Unsafe.AsRef(in destination.ExceptionString) = source.ExceptionString == null ? null : string.Empty;
+            destination.ExceptionString = source.ExceptionString == null ? null : string.Empty;
         }
 
         if (source.Context is { } context)
         {
-            Unsafe.AsRef(in destination.Context) = context;
+            destination.Context = context;
         }
         else
         {
-            Unsafe.AsRef(in destination.Context) = null;
+            destination.Context = null;
         }
 
         if (source.MessageObject is { } messageObject)
         {
-            Unsafe.AsRef(in destination.MessageObject) = messageObject;
-            Unsafe.AsRef(in destination.ExceptionObject) = source.ExceptionObject;
+            destination.MessageObject = messageObject;
+            destination.ExceptionObject = source.ExceptionObject;
         }
         else
         {
-            Unsafe.AsRef(in destination.MessageObject) = null;
-            Unsafe.AsRef(in destination.ExceptionObject) = source.ExceptionObject;
+            destination.MessageObject = null;
+            destination.ExceptionObject = source.ExceptionObject;
         }
     }
 #else

@@ -22,54 +22,56 @@ namespace LowLatencyLog.Capture;
 /// <para>The slot keeps no reference to the source event: the worker never reads memory the producer's event lives in
 /// (it stays in the producer's cache), and the event is garbage as soon as the log call returns, however long it
 /// waits in the queue, so a full queue does not fill the older GC generations.</para>
+/// <para>Mutable so that the storage rules (<see cref="Store"/>, <see cref="Take"/>, <see cref="Clear"/>) write a slot
+/// field by field; only they write fields. The members are <c>readonly</c>, so an item passed <c>in</c> is never copied.</para>
 /// </remarks>
-internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
+internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
 {
     /// <summary>The fields kept directly in the slot; anything else goes into a <see cref="CapturedContext"/>.</summary>
     public const FixFlags SlotFlags = FixFlags.Message | FixFlags.ThreadName | FixFlags.Exception;
 
-    public readonly Level? Level;
-    public readonly string? LoggerName;
-    public readonly ILoggerRepository? Repository;
-    public readonly DateTime TimeStampUtc;
+    public Level? Level;
+    public string? LoggerName;
+    public ILoggerRepository? Repository;
+    public DateTime TimeStampUtc;
 
     /// <summary>The message as a string: in a producer's item, any string message; in a slot, only one longer than
     /// <see cref="MessageText.MaxLength"/> (shorter ones are copied into <see cref="Text"/>).</summary>
-    public readonly string? Message;
+    public string? Message;
 
     /// <summary>Slots only: the storage the slot owns for the message text (set when <see cref="MessageText.IsSet"/>),
     /// kept with the slot from one event to the next.</summary>
-    public readonly MessageText? Text;
+    public MessageText? Text;
 
     /// <summary>A producer's item only: a <c>*Format</c> message formatted on the calling thread into that thread's
     /// builder, copied into the slot's <see cref="Text"/> when the item is stored.</summary>
-    public readonly StringBuilder? Formatted;
+    public StringBuilder? Formatted;
 
-    public readonly string? ThreadName;
-    public readonly string? ExceptionString;
-    public readonly CapturedContext? Context;
+    public string? ThreadName;
+    public string? ExceptionString;
+    public CapturedContext? Context;
 
     /// <summary>The original event's message object, carried only for children that may read it (not for the
     /// library's own file appenders, so their buffers keep no caller's objects alive).</summary>
-    public readonly object? MessageObject;
+    public object? MessageObject;
 
     /// <summary>The original event's exception object, carried with <see cref="MessageObject"/>.</summary>
-    public readonly Exception? ExceptionObject;
+    public Exception? ExceptionObject;
 
     /// <inheritdoc/>
-    SlotStorage<CapturedEvent> ISlotItem<CapturedEvent>.Storage => CapturedEventStorage.Instance;
+    readonly SlotStorage<CapturedEvent> ISlotItem<CapturedEvent>.Storage => CapturedEventStorage.Instance;
 
     /// <summary>The slot's message text, when the message was copied into it.</summary>
-    public MessageText? OwnedText => Text is { IsSet: true } text ? text : null;
+    public readonly MessageText? OwnedText => Text is { IsSet: true } text ? text : null;
 
     /// <summary>Whether the event has a message at all (a rebuilt event without one writes nothing for it).</summary>
-    public bool HasMessage => Message != null || Text is { IsSet: true } || Formatted != null;
+    public readonly bool HasMessage => Message != null || Text is { IsSet: true } || Formatted != null;
 
     /// <summary>Worker side: the message as a string (a new one when it is held as text).</summary>
-    public string? MessageString => Text is { IsSet: true } text ? text.ToString() : Message ?? Formatted?.ToString();
+    public readonly string? MessageString => Text is { IsSet: true } text ? text.ToString() : Message ?? Formatted?.ToString();
 
     /// <summary>The event's domain: the one captured when it was not the process's, else the process's.</summary>
-    public string? Domain => Context != null ? Context.Domain : CapturedContext.ProcessDomain;
+    public readonly string? Domain => Context != null ? Context.Domain : CapturedContext.ProcessDomain;
 
     private CapturedEvent(LoggingEvent source, string? message, StringBuilder? formatted, string? threadName, string? exceptionString, CapturedContext? context, bool objects)
     {
@@ -354,7 +356,7 @@ internal readonly partial struct CapturedEvent : ISlotItem<CapturedEvent>
     /// Worker thread. A new event holding exactly the captured fields; fields that were not captured read empty,
     /// never the worker's own thread name, context or location.
     /// </summary>
-    public LoggingEvent Rebuild()
+    public readonly LoggingEvent Rebuild()
     {
         CapturedContext? context = Context;
         var data = new LoggingEventData

@@ -78,4 +78,36 @@ internal static partial class FixResolver
             readers.Add(reader);
         }
     }
+
+    /// <summary>
+    /// With location in <paramref name="flags"/>: warns which child's layout makes every call read the stack, and marks
+    /// how little of the caller the layouts need (<see cref="CallerLocation"/>), so the logging thread reads only that.
+    /// </summary>
+    private static FixFlags WithLocationCapture(FixFlags flags, IAppender[] children, Action<string> warn)
+    {
+        if ((flags & FixFlags.LocationInfo) == 0)
+        {
+            return flags;
+        }
+
+        var use = LocationUse.None;
+        foreach (IAppender child in children)
+        {
+            (LocationUse childUse, string[] readers) = Location(child);
+            use |= childUse;
+            if (readers.Length > 0)
+            {
+                warn($"appender [{child.Name}] writes the caller's location " +
+                    $"({string.Join(", ", readers)}): every log call then reads the calling thread's stack, the one setting that makes " +
+                    "each call cost microseconds (except C# ILog calls the package intercepts at compile time). See the README, \"Caller location\".");
+            }
+        }
+
+        if (use == LocationUse.None || (use & LocationUse.Everything) != 0)
+        {
+            return flags; // log4net's own LocationInfo, stack frames included
+        }
+
+        return flags | ((use & LocationUse.FileAndLine) != 0 ? CallerLocation.WithFile : CallerLocation.MethodOnly);
+    }
 }

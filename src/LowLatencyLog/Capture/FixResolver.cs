@@ -75,6 +75,72 @@ internal static partial class FixResolver
     [ThreadStatic]
     private static bool t_unknownReader;
 
+    /// <summary>
+    /// What the calling thread captures for <paramref name="children"/>: <paramref name="fix"/>, or for <c>fix=Auto</c>
+    /// (null) <see cref="Always"/> plus what the children read; with location, the caller-location mode
+    /// (<see cref="CallerLocation.MethodOnly"/> or <see cref="CallerLocation.WithFile"/>) as well. <paramref name="debug"/>
+    /// takes a note for each child of unknown type, <paramref name="warn"/> a warning for each child that makes every
+    /// call read the stack.
+    /// </summary>
+    public static FixFlags Resolve(FixFlags? fix, IAppender[] children, Action<string> debug, Action<string> warn)
+    {
+        FixFlags flags;
+        if (fix == null)
+        {
+            flags = Always;
+            foreach (IAppender child in children)
+            {
+                flags |= Required(child);
+                if (!IsKnownType(child))
+                {
+                    debug($"fix=Auto captures the properties for appender [{child.Name}], whose type ({child.GetType().FullName}) it does not know; set fix to leave them out.");
+                }
+            }
+        }
+        else
+        {
+            flags = fix.Value;
+        }
+
+        return WithLocationCapture(flags, children, warn);
+    }
+
+    /// <summary>Warns about each field a child reads that an explicit <paramref name="fix"/> leaves out (it reaches
+    /// the child empty), and about converters that read the worker's ambient state (<see cref="WorkerAmbientConverters(IAppender)"/>).</summary>
+    public static void WarnAboutMisses(FixFlags? fix, IAppender[] examined, Action<string> warn)
+    {
+        if (fix == null)
+        {
+            return;
+        }
+
+        foreach (IAppender child in examined)
+        {
+            FixFlags missing = Required(child) & ~fix.Value;
+            if (missing != FixFlags.None)
+            {
+                warn($"fix={fix.Value} does not capture {missing}, which appender [{child.Name}] uses; " +
+                    "those fields reach it empty. Add them to fix, or use fix=Auto.");
+            }
+        }
+    }
+
+    /// <summary>Warns about each converter that reads the current HTTP request when the event is written: behind an
+    /// async appender, on the worker thread, which has none.</summary>
+    public static void WarnAboutWorkerAmbient(IAppender[] examined, Action<string> warn)
+    {
+        foreach (IAppender child in examined)
+        {
+            foreach ((IAppender appender, string converter) in WorkerAmbientConverters(child))
+            {
+                warn($"the layout of appender [{appender.Name}] uses {converter}, which reads the current " +
+                    "HTTP request when the event is written: behind an async appender that is the worker thread, which has none, so it writes " +
+                    "what it writes without a request. Set the value as a property on the logging thread (for example " +
+                    "LogicalThreadContext.Properties[\"url\"] in a request filter) and write %property{url} instead.");
+            }
+        }
+    }
+
     /// <summary>Maps log4net's vestigial <c>Mdc</c>/<c>Ndc</c> flags to <see cref="FixFlags.Properties"/>, where log4net
     /// keeps MDC and NDC, and drops what cannot be captured.</summary>
     public static FixFlags Normalize(FixFlags flags)

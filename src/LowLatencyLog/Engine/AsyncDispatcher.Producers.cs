@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -65,6 +66,7 @@ internal sealed partial class AsyncDispatcher<T>
     /// </summary>
     private EnqueueResult EnqueueWaiting(in T item)
     {
+        Debug.Assert(Thread.CurrentThread != _worker, "only the worker makes room: it never waits for it");
         // A few microseconds of spinning catch a worker that is about to free slots, without burning a core for long.
         var spinner = new SpinWait();
         while (!spinner.NextSpinWillYield)

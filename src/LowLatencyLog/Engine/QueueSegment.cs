@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
@@ -166,6 +167,7 @@ internal sealed class QueueSegment<T>
             head++;
         }
 
+        Debug.Assert(head <= Claimed, "the worker never drains past the claims");
         Volatile.Write(ref _positions.Head, head);
         return count - offset;
     }

@@ -15,6 +15,21 @@ internal sealed class ChildAppenders
     /// <summary>The children attached now (never modified: a change replaces the array).</summary>
     public IAppender[] Current => _items;
 
+    /// <summary>Whether any of <paramref name="children"/> may read an event's original message and exception objects:
+    /// every child but the library's own appenders that write captured events as they are.</summary>
+    public static bool MayReadEventObjects(IAppender[] children)
+    {
+        foreach (IAppender child in children)
+        {
+            if (child is not ICapturedEventAppender direct || direct.MayReadEventObjects)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
     /// <summary>Attaches <paramref name="appender"/>; false if it was already attached.</summary>
     public bool Add(IAppender appender)
     {

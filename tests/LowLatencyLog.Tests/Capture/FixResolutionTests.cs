@@ -3,6 +3,7 @@ using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Appender;
+using LowLatencyLog.Capture;
 using LowLatencyLog.Tests.Appender;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
@@ -20,6 +21,10 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         : base(AsyncAppenderKind.All.First())
     {
     }
+
+    /// <summary>What the capture resolves for the appender's children (without the caller-location mode).</summary>
+    private static FixFlags Resolved(AsyncForwardingAppender async, FixFlags? fix = null) =>
+        FixResolver.Resolve(fix, async.Appenders.ToArray(), _ => { }, _ => { }) & ~(CallerLocation.MethodOnly | CallerLocation.WithFile);
 
     /// <summary>A log4net appender that writes nowhere visible: fix=Auto knows its type, so only its layout counts.</summary>
     private const string KnownType = "log4net.Appender.DebugAppender";
@@ -52,7 +57,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     {
         var harness = Configure(appenders: RecordingChild("child", "%message"));
 
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(Resolved(Async(harness)), Is.EqualTo(Always | FixFlags.Properties));
     }
 
     [TestCase("%date %level %logger - %message%newline", Always)]
@@ -68,7 +73,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     {
         var harness = Configure(appenders: KnownChild("child", pattern));
 
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+        Assert.That(Resolved(Async(harness)), Is.EqualTo(expected));
         Assert.That(harness.InternalWarnings.Where(w => !w.Contains("the caller's location")), Is.Empty);
         Assert.That(harness.InternalWarnings.Any(w => w.Contains("the caller's location")), Is.EqualTo((expected & FixFlags.LocationInfo) != 0),
             "a layout that reads the location is named at activation");
@@ -82,23 +87,23 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
                 KnownChild("inner", "%ndc %message") + KnownChild("other", "%location"),
             refs: @"<appender-ref ref=""forward"" /><appender-ref ref=""other"" />");
 
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties | FixFlags.LocationInfo));
+        Assert.That(Resolved(Async(harness)), Is.EqualTo(Always | FixFlags.Properties | FixFlags.LocationInfo));
     }
 
     [Test]
     public void Auto_XmlLayoutUnknownLayoutAndLayoutlessChild()
     {
         var xml = Configure(appenders: $@"<appender name=""child"" type=""{KnownType}""><layout type=""log4net.Layout.XmlLayout""><locationInfo value=""true"" /></layout></appender>");
-        Assert.That(Async(xml).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties | FixFlags.UserName | FixFlags.Identity | FixFlags.LocationInfo));
+        Assert.That(Resolved(Async(xml)), Is.EqualTo(Always | FixFlags.Properties | FixFlags.UserName | FixFlags.Identity | FixFlags.LocationInfo));
 
         var unknown = Configure(appenders: $@"<appender name=""child"" type=""{KnownType}""><layout type=""LowLatencyLog.Tests.Capture.OpaqueLayout, LowLatencyLog.Tests"" /></appender>");
-        Assert.That(Async(unknown).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(Resolved(Async(unknown)), Is.EqualTo(Always | FixFlags.Properties));
 
         var layoutless = Configure(appenders: $@"<appender name=""child"" type=""{KnownType}"" />");
-        Assert.That(Async(layoutless).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(Resolved(Async(layoutless)), Is.EqualTo(Always | FixFlags.Properties));
 
         var nullChild = Configure(appenders: @"<appender name=""child"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"" />");
-        Assert.That(Async(nullChild).CaptureFlags, Is.EqualTo(Always));
+        Assert.That(Resolved(Async(nullChild)), Is.EqualTo(Always));
     }
 
     [TestCase("%message %who", "who", UserConverterType, Always | FixFlags.Properties)]
@@ -115,7 +120,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
               </layout>
             </appender>");
 
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+        Assert.That(Resolved(Async(harness)), Is.EqualTo(expected));
     }
 
     [Test]
@@ -128,7 +133,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         layout.ActivateOptions();
         async.AddAppender(new log4net.Appender.DebugAppender { Name = "late", Layout = layout });
 
-        Assert.That(async.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(Resolved(async), Is.EqualTo(Always | FixFlags.Properties));
     }
 
     [TestCase("log4net.Appender.TraceAppender", "<category value=\"%property{user}\" />", Always | FixFlags.Properties)]
@@ -140,7 +145,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
               <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
             </appender>");
 
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+        Assert.That(Resolved(Async(harness)), Is.EqualTo(expected));
     }
 
     [TestCase("<filter type=\"log4net.Filter.PropertyFilter\"><key value=\"tenant\" /><stringToMatch value=\"acme\" /></filter>", Always | FixFlags.Properties)]
@@ -153,7 +158,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
               <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
             </appender>");
 
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+        Assert.That(Resolved(Async(harness)), Is.EqualTo(expected));
     }
 
     [TestCase("log4net.Core.LevelEvaluator", Always)]
@@ -167,7 +172,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
               <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message"" /></layout>
             </appender>");
 
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(expected));
+        Assert.That(Resolved(Async(harness)), Is.EqualTo(expected));
     }
 
     [Test]
@@ -176,15 +181,15 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         AsyncForwardingAppender adapted = Async(Configure());
         adapted.AddAppender(new RawLayoutAppender { Name = "adapted", Raw = new Layout2RawLayoutAdapter(new PatternLayout("%username")) });
         // The test's appender type is one fix=Auto does not know, so the properties come with it.
-        Assert.That(adapted.CaptureFlags, Is.EqualTo(Always | FixFlags.UserName | FixFlags.Properties));
+        Assert.That(Resolved(adapted), Is.EqualTo(Always | FixFlags.UserName | FixFlags.Properties));
 
         AsyncForwardingAppender property = Async(Configure());
         property.AddAppender(new RawLayoutAppender { Name = "property", Raw = new RawPropertyLayout { Key = "user" } });
-        Assert.That(property.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(Resolved(property), Is.EqualTo(Always | FixFlags.Properties));
 
         AsyncForwardingAppender unknown = Async(Configure());
         unknown.AddAppender(new RawLayoutAppender { Name = "unknown", Raw = new OpaqueRawLayout() });
-        Assert.That(unknown.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(Resolved(unknown), Is.EqualTo(Always | FixFlags.Properties));
     }
 
     [Test]
@@ -196,7 +201,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         async.AddAppender(database);
 
         // Partial as well: the appender has no layout, and reads the event in ways no setting shows.
-        Assert.That(async.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties | FixFlags.LocationInfo));
+        Assert.That(Resolved(async), Is.EqualTo(Always | FixFlags.Properties | FixFlags.LocationInfo));
     }
 
     [Test]
@@ -207,7 +212,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         string[] warnings = harness.InternalWarnings;
         Assert.That(warnings, Has.Length.EqualTo(1), string.Join("\n", warnings));
         Assert.That(warnings[0], Does.Contain("[async]").And.Contain("[child]").And.Contain("ThreadName").And.Contain("LocationInfo"));
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(FixFlags.Message));
+        Assert.That(Resolved(Async(harness), FixFlags.Message), Is.EqualTo(FixFlags.Message), "no location mode without LocationInfo");
     }
 
     [Test]
@@ -215,7 +220,7 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
     {
         var harness = Configure(@"<fix value=""Message, ThreadName, Exception, Ndc"" />", KnownChild("child", "%ndc %message"));
 
-        Assert.That(Async(harness).CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(FixResolver.Normalize(Always | FixFlags.Ndc), Is.EqualTo(Always | FixFlags.Properties));
         Assert.That(harness.InternalWarnings, Is.Empty);
     }
 
@@ -227,7 +232,19 @@ public sealed class FixResolutionTests : AsyncAppenderFixture
         var late = new RecordingAppender { Name = "late", Layout = new PatternLayout("%property{x}") };
         async.AddAppender(late);
 
-        Assert.That(async.CaptureFlags, Is.EqualTo(Always | FixFlags.Properties));
+        Assert.That(Resolved(async), Is.EqualTo(Always | FixFlags.Properties));
+        log4net.ThreadContext.Properties["x"] = "captured";
+        try
+        {
+            harness.Logger().Info("one");
+        }
+        finally
+        {
+            log4net.ThreadContext.Properties.Remove("x");
+        }
+
+        Assert.That(async.Flush(10_000), Is.True);
+        Assert.That(late.Lines, Is.EqualTo(new[] { "captured" }), "the appender captures the properties for the late child");
     }
 }
 

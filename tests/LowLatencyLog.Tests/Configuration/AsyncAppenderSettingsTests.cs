@@ -4,6 +4,7 @@ using log4net;
 using log4net.Core;
 using LowLatencyLog.Appender;
 using LowLatencyLog.Engine.Waiting;
+using LowLatencyLog.Forwarding;
 using LowLatencyLog.Tests.Appender;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
@@ -236,7 +237,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         var child = new RecordingAppender { Name = "child" };
         child.ActivateOptions();
         async.AddAppender(child);
-        for (int i = 0; i < AsyncForwardingAppender.EarlyLimit + extra; i++)
+        for (int i = 0; i < EarlyEvents.Limit + extra; i++)
         {
             async.DoAppend(new LoggingEvent(GetType(), null, "early", Level.Info, "before " + i, null));
         }
@@ -249,7 +250,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         string[] reports = child.Lines.Where(l => l.Contains("were discarded")).ToArray();
         Assert.That(reports, Has.Length.EqualTo(1));
         Assert.That(reports[0], Does.StartWith(extra + " event(s) were discarded"));
-        Assert.That(child.Lines.Count(l => l.StartsWith("before ")), Is.EqualTo(AsyncForwardingAppender.EarlyLimit));
+        Assert.That(child.Lines.Count(l => l.StartsWith("before ")), Is.EqualTo(EarlyEvents.Limit));
     }
 
     // Async 3: what a never-activated appender held is counted when Close drops it, and Flush no longer says

@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -162,6 +163,7 @@ internal sealed partial class DisruptorQueue<T>
     /// <returns>True if this call switched; false if the ring already was in Multi mode.</returns>
     private bool LeaveSingleModeLocked()
     {
+        Debug.Assert(Monitor.IsEntered(_modeLock));
         if (Volatile.Read(ref _seq.Mode) == MultiMode)
         {
             return false;
