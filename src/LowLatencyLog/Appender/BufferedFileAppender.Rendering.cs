@@ -9,6 +9,7 @@ using LowLatencyLog.Engine;
 using LowLatencyLog.Files;
 using LowLatencyLog.Forwarding;
 using LowLatencyLog.Layout;
+using LowLatencyLog.Runtime;
 using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Appender;

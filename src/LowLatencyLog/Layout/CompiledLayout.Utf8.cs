@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 #if NET8_0_OR_GREATER
 using LowLatencyLog.Engine;
 using LowLatencyLog.Files;
+using LowLatencyLog.Runtime;
 using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;

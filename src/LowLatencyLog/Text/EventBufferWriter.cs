@@ -3,6 +3,7 @@ using System.IO;
 using System.Runtime.CompilerServices;
 using System.Text;
 using LowLatencyLog.Engine;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Text;
 
