@@ -7,7 +7,10 @@ using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Engine;
 
-/// <summary>An application thread interrupted while it waits for room: the log call returns, and the thread's own next wait still sees the interrupt.</summary>
+/// <summary>
+/// An application thread interrupted while it waits for room: the log call returns, and the thread's own next wait
+/// still sees the interrupt.
+/// </summary>
 public sealed class InterruptedProducerTests
 {
     [Test]

@@ -16,7 +16,7 @@ public sealed class FooterPlacementTests
     [Test]
     public void ARollWhoseClosingWriteFails_LeavesTheFooterOutOfTheNextFile()
     {
-        string folder = Directory.CreateTempSubdirectory("lll-nit-").FullName;
+        string folder = Directory.CreateTempSubdirectory("lll-footer-").FullName;
         try
         {
             string path = Path.Combine(folder, "app.log");
