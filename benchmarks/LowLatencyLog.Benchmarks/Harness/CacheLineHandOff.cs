@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Threading;
 using LowLatencyLog.Engine;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Benchmarks;
 

@@ -13,6 +13,7 @@ using LowLatencyLog.Engine.Waiting;
 using LowLatencyLog.Engine;
 using LowLatencyLog.Forwarding;
 using LowLatencyLog.Log4netInternals;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Appender;
 

@@ -5,10 +5,9 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Engine;
-using LowLatencyLog.Files;
 using LowLatencyLog.Forwarding;
 using LowLatencyLog.Layout;
+using LowLatencyLog.Runtime;
 using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Appender;

@@ -8,7 +8,6 @@ using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
 using LowLatencyLog.Configuration;
-using LowLatencyLog.Engine;
 using LowLatencyLog.Files;
 using LowLatencyLog.Forwarding;
 using LowLatencyLog.Layout;

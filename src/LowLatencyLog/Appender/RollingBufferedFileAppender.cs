@@ -2,6 +2,7 @@ using System;
 using log4net.Appender;
 using LowLatencyLog.Configuration;
 using LowLatencyLog.Files;
+using LowLatencyLog.Log4netInternals;
 
 namespace LowLatencyLog.Appender;
 
@@ -105,15 +106,10 @@ public class RollingBufferedFileAppender : BufferedFileAppender
                 RollingStyle, MaximumFileSize, MaxFileSize, MaxSizeRollBackups, DatePattern, StaticLogFileName,
                 PreserveLogFileNameExtension, CountDirection, report),
             DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : _clock,
-            universalFileTimes: IsUniversal(DateTimeStrategy));
+            universalFileTimes: Log4netTypes.IsUniversalDateTime(DateTimeStrategy));
 
     /// <summary>log4net's RollingFileAppender takes a rolling lock: so does this appender under the shared models.</summary>
     private protected override bool Rolls => true;
-
-    /// <summary>As log4net: file times are read in UTC under its <c>UniversalDateTime</c> (a nested type it does not
-    /// expose), in local time otherwise.</summary>
-    private static bool IsUniversal(RollingFileAppender.IDateTime? strategy) =>
-        strategy?.GetType().FullName == "log4net.Appender.RollingFileAppender+UniversalDateTime";
 
     /// <summary>A log4net date-time strategy as the rolling files' clock.</summary>
     private sealed class StrategyClock : IClock

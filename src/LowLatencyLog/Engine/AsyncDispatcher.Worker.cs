@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Threading;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Engine;
 

@@ -4,6 +4,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
 using LowLatencyLog.Engine.Waiting;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Engine;
 

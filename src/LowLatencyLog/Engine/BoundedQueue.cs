@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using System.Threading;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Engine;
 

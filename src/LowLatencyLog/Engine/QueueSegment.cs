@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Engine;
 
@@ -187,7 +188,7 @@ internal sealed class QueueSegment<T>
 [StructLayout(LayoutKind.Explicit, Size = 3 * CacheLine)]
 internal struct QueuePositions
 {
-    internal const int CacheLine = Engine.CacheLine.Size;
+    internal const int CacheLine = Runtime.CacheLine.Size;
     internal const long SealedBit = 1L << 62;
 
     /// <summary>Next position to claim; producers only (plus the seal).</summary>

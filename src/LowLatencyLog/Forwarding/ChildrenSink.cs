@@ -8,6 +8,7 @@ using log4net.Repository;
 using log4net.Util;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Engine;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Forwarding;
 

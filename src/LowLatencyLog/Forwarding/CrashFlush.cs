@@ -69,18 +69,6 @@ internal static class CrashFlush
         }
     }
 
-    /// <summary>Whether the process-wide handler is in place (tests).</summary>
-    internal static bool IsHandlerRegistered
-    {
-        get
-        {
-            lock (Lock)
-            {
-                return _subscribed;
-            }
-        }
-    }
-
     /// <summary>Flushes every registered appender: the async ones first, then the files. Never throws.</summary>
     internal static void FlushAll()
     {

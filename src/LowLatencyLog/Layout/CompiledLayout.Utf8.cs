@@ -1,7 +1,6 @@
-using System.Runtime.CompilerServices;
 #if NET8_0_OR_GREATER
-using LowLatencyLog.Engine;
-using LowLatencyLog.Files;
+using System.Runtime.CompilerServices;
+using LowLatencyLog.Runtime;
 using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;

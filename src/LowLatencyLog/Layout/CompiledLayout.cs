@@ -4,7 +4,7 @@ using System.Runtime.CompilerServices;
 using log4net.Core;
 using log4net.Layout;
 using LowLatencyLog.Capture;
-using LowLatencyLog.Engine;
+using LowLatencyLog.Runtime;
 using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Layout;

@@ -5,8 +5,8 @@ using System.Linq;
 using System.Reflection;
 using log4net.Layout;
 using log4net.Util;
-
 using LowLatencyLog.Log4netInternals;
+
 namespace LowLatencyLog.Layout;
 
 /// <summary>
@@ -25,8 +25,6 @@ internal static class LayoutCompiler
 {
     private static readonly Assembly Log4net = typeof(PatternLayout).Assembly;
 
-    private static readonly Type? LiteralType = Log4net.GetType("log4net.Util.PatternStringConverters.LiteralPatternConverter");
-    private static readonly Type? NewLineType = Log4net.GetType("log4net.Util.PatternStringConverters.NewLinePatternConverter");
     private static readonly Dictionary<Type, Func<PatternConverter, string?, LayoutPart?>> Factories = BuildFactories();
 
     /// <summary>
@@ -70,7 +68,7 @@ internal static class LayoutCompiler
 
         if (registry.Count > 0)
         {
-            string names = string.Join(", ", ((IEnumerable)registry).Cast<object>().Select(KeyOf));
+            string names = string.Join(", ", ((IEnumerable)registry).Cast<object>().Select(HiddenFields.RegisteredName));
             reason = $"converters are registered on the layout ({names})";
             return null;
         }
@@ -106,7 +104,7 @@ internal static class LayoutCompiler
         reason = "";
         Type type = converter.GetType();
         string? option = converter.Option;
-        if (type == LiteralType || type == NewLineType)
+        if (type == Log4netTypes.LiteralPatternConverter || type == Log4netTypes.NewLinePatternConverter)
         {
             return new LiteralPart(option); // log4net ignores modifiers on literals and newlines
         }
@@ -151,26 +149,25 @@ internal static class LayoutCompiler
     private static Dictionary<Type, Func<PatternConverter, string?, LayoutPart?>> BuildFactories()
     {
         var factories = new Dictionary<Type, Func<PatternConverter, string?, LayoutPart?>>();
-        void Add(string name, Func<PatternConverter, string?, LayoutPart?> factory)
+        void Add(Type? type, Func<PatternConverter, string?, LayoutPart?> factory)
         {
-            Type? type = Log4net.GetType("log4net.Layout.Pattern." + name);
             if (type != null)
             {
                 factories[type] = factory;
             }
         }
 
-        Add("DatePatternConverter", (_, option) => Date(option, utc: false));
-        Add("UtcDatePatternConverter", (_, option) => Date(option, utc: true));
-        Add("LevelPatternConverter", (_, _) => new LevelPart());
-        Add("ThreadPatternConverter", (_, _) => new ThreadPart());
-        Add("AppDomainPatternConverter", (_, _) => new AppDomainPart());
-        Add("MessagePatternConverter", (_, _) => new MessagePart());
-        Add("RelativeTimePatternConverter", (_, _) => new RelativeTimePart());
-        Add("NdcPatternConverter", (_, _) => new PropertyPart("NDC"));
-        Add("LoggerPatternConverter", (_, option) => new LoggerPart(Precision(option)));
-        Add("ExceptionPatternConverter", (_, option) => string.IsNullOrEmpty(option) ? new ExceptionPart() : null);
-        Add("PropertyPatternConverter", (_, option) => option == null ? null : new PropertyPart(option));
+        Add(Log4netTypes.DatePatternConverter, (_, option) => Date(option, utc: false));
+        Add(Log4netTypes.UtcDatePatternConverter, (_, option) => Date(option, utc: true));
+        Add(Log4netTypes.LevelPatternConverter, (_, _) => new LevelPart());
+        Add(Log4netTypes.ThreadPatternConverter, (_, _) => new ThreadPart());
+        Add(Log4netTypes.AppDomainPatternConverter, (_, _) => new AppDomainPart());
+        Add(Log4netTypes.MessagePatternConverter, (_, _) => new MessagePart());
+        Add(Log4netTypes.RelativeTimePatternConverter, (_, _) => new RelativeTimePart());
+        Add(Log4netTypes.NdcPatternConverter, (_, _) => new PropertyPart("NDC"));
+        Add(Log4netTypes.LoggerPatternConverter, (_, option) => new LoggerPart(Precision(option)));
+        Add(Log4netTypes.ExceptionPatternConverter, (_, option) => string.IsNullOrEmpty(option) ? new ExceptionPart() : null);
+        Add(Log4netTypes.PropertyPatternConverter, (_, option) => option == null ? null : new PropertyPart(option));
         return factories;
     }
 
@@ -205,7 +202,4 @@ internal static class LayoutCompiler
 
         return date == null ? null : new DatePart(date, utc);
     }
-
-    private static string KeyOf(object entry) => entry is DictionaryEntry d ? d.Key?.ToString() ?? "" :
-        entry.GetType().GetProperty("Key")?.GetValue(entry)?.ToString() ?? entry.ToString() ?? "";
 }

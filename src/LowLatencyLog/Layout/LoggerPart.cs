@@ -1,4 +1,6 @@
+#if NET8_0_OR_GREATER
 using System;
+#endif
 using System.Globalization;
 using LowLatencyLog.Text;
 

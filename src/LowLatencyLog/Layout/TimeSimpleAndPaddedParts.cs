@@ -1,7 +1,9 @@
+using System.IO;
+#if NET8_0_OR_GREATER
 using System;
 using System.Globalization;
-using System.IO;
 using System.Text;
+#endif
 using log4net.Core;
 using LowLatencyLog.Text;
 

@@ -1,4 +1,5 @@
 using System;
+using System.Collections;
 using System.Linq;
 using System.Linq.Expressions;
 using System.Reflection;
@@ -38,6 +39,10 @@ internal static class HiddenFields
     /// <summary>The converters registered on this layout instance (<c>&lt;converter&gt;</c>, <c>AddConverter</c>):
     /// a dictionary of name to <c>ConverterInfo</c>, or null when it cannot be read.</summary>
     public static object? InstanceConverters(PatternLayout layout) => Registry?.Invoke(layout);
+
+    /// <summary>The name an entry of <see cref="InstanceConverters"/> registers its converter under.</summary>
+    public static string RegisteredName(object entry) => entry is DictionaryEntry d ? d.Key?.ToString() ?? "" :
+        entry.GetType().GetProperty("Key")?.GetValue(entry)?.ToString() ?? entry.ToString() ?? "";
 
     /// <summary>The layout an adapter formats with, or null when it cannot be read.</summary>
     public static ILayout? AdaptedLayout(Layout2RawLayoutAdapter adapter) => Adapted?.Invoke(adapter) as ILayout;

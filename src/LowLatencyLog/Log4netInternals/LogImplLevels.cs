@@ -1,5 +1,7 @@
 using System;
+#if !NET8_0_OR_GREATER
 using System.Reflection;
+#endif
 using System.Runtime.CompilerServices;
 using log4net;
 using log4net.Core;

@@ -56,6 +56,14 @@ internal static class PrivateMembers
             "fix=Auto captures Partial for adapted layouts"),
         new Accessor("AdoNetAppender.m_parameters", true, () => HiddenFields.AdoNetParametersReadable,
             "fix=Auto captures Partial for AdoNetAppender children"),
+        new Accessor("LiteralPatternConverter, NewLinePatternConverter (by name)", true,
+            () => Log4netTypes.LiteralPatternConverter != null && Log4netTypes.NewLinePatternConverter != null,
+            "no fast layout: pattern layouts render through log4net"),
+        new Accessor("log4net.Layout.Pattern's converters the fast layout compiles (by name)", true,
+            () => Log4netTypes.Converters.All(c => c.Type != null),
+            "a layout with a converter this log4net lacks renders through log4net"),
+        new Accessor("RollingFileAppender+UniversalDateTime (by name)", true, () => Log4netTypes.HasUniversalDateTime,
+            "file times are read in local time under every date-time strategy"),
     };
 
     /// <summary>The members this build reads that this log4net does not have, each with its fallback, as one text.</summary>

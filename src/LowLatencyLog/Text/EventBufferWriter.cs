@@ -2,7 +2,7 @@ using System;
 using System.IO;
 using System.Runtime.CompilerServices;
 using System.Text;
-using LowLatencyLog.Engine;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Text;
 

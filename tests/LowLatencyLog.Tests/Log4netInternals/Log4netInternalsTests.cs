@@ -19,6 +19,14 @@ public sealed class Log4netInternalsTests
         Assert.That(accessor.Resolved || !accessor.UsedInThisBuild, Is.True, $"{member} is missing: {accessor.Fallback}");
     }
 
+    public static string[] TypesByName() => Log4netTypes.Converters.Select(c => c.Name).ToArray();
+
+    [TestCaseSource(nameof(TypesByName))]
+    public void EveryLog4netTypeLookedUpByName_ResolvesAgainstTheRestoredLog4net(string name)
+    {
+        Assert.That(Log4netTypes.Converters.Single(c => c.Name == name).Type?.FullName, Is.EqualTo(name));
+    }
+
     [Test]
     public void WithThisLog4net_NothingIsReportedMissing()
     {

@@ -1,6 +1,7 @@
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Engine.Disruptor;
 

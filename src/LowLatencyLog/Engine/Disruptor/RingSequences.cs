@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Engine.Disruptor;
 

@@ -6,6 +6,7 @@ using System.Runtime.InteropServices;
 using System.Threading;
 using LowLatencyLog.Engine.Disruptor;
 using LowLatencyLog.Engine;
+using LowLatencyLog.Runtime;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Engine.Disruptor;

@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace LowLatencyLog.Engine;
+namespace LowLatencyLog.Runtime;
 
 /// <summary>Cache-line size used for padding.</summary>
 internal static class CacheLine

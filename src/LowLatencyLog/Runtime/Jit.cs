@@ -1,6 +1,6 @@
 using System.Runtime.CompilerServices;
 
-namespace LowLatencyLog.Engine;
+namespace LowLatencyLog.Runtime;
 
 /// <summary>JIT hints shared by the hot paths.</summary>
 internal static class Jit

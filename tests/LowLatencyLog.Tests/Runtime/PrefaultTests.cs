@@ -11,7 +11,7 @@ using LowLatencyLog.Engine;
 using LowLatencyLog.Text;
 using NUnit.Framework;
 
-namespace LowLatencyLog.Tests.Engine;
+namespace LowLatencyLog.Tests.Runtime;
 
 /// <summary>
 /// The ring, the hot-swap buffers and the file appender's byte buffer are resident once made (every page mapped, asked

@@ -9,7 +9,7 @@ using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 using static LowLatencyLog.Tests.Support.DeliveryAssert;
 
-namespace LowLatencyLog.Tests;
+namespace LowLatencyLog.Tests.Engine;
 
 /// <summary>
 /// The behaviours every async appender shares, checked for each queue the dispatcher runs on.

@@ -1,6 +1,6 @@
 using System;
 
-namespace LowLatencyLog.Engine;
+namespace LowLatencyLog.Runtime;
 
 /// <summary>Buffers whose memory is written once when they are made, so the first lap of events does not pay for it.</summary>
 /// <remarks>
