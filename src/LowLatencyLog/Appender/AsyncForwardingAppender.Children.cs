@@ -1,7 +1,6 @@
 using System;
 using System.Threading;
 using log4net.Appender;
-using log4net.Core;
 using log4net.Filter;
 using log4net.Util;
 using LowLatencyLog.Capture;

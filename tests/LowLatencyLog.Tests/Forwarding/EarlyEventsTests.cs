@@ -4,6 +4,7 @@ using System.Linq;
 using log4net.Core;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Engine;
+using LowLatencyLog.Engine.Waiting;
 using LowLatencyLog.Forwarding;
 using NUnit.Framework;
 
@@ -40,7 +41,7 @@ public sealed class EarlyEventsTests
     {
         var early = new EarlyEvents(_lifecycle);
         var sink = new MessageSink();
-        var dispatcher = new AsyncDispatcher<CapturedEvent>("early", BoundedQueueFactory.Instance, 4, sink, OverflowAction.Block, 16);
+        var dispatcher = new AsyncDispatcher<CapturedEvent>("early", BoundedQueueFactory.Instance, 4, sink, OverflowAction.Block, 16, WaitStrategyKind.Blocking);
         lock (_lifecycle)
         {
             for (int i = 0; i < 6; i++)
@@ -74,7 +75,7 @@ public sealed class EarlyEventsTests
     public void GiveUp_CountsTheHeldEventsAsUndeliveredByTheDispatcher_AndHandDroppedToAddsTheDrops()
     {
         var early = new EarlyEvents(_lifecycle);
-        var dispatcher = new AsyncDispatcher<CapturedEvent>("early", BoundedQueueFactory.Instance, 4, new MessageSink(), OverflowAction.Block, 16);
+        var dispatcher = new AsyncDispatcher<CapturedEvent>("early", BoundedQueueFactory.Instance, 4, new MessageSink(), OverflowAction.Block, 16, WaitStrategyKind.Blocking);
         lock (_lifecycle)
         {
             early.Hold(Event("a"));
@@ -95,7 +96,7 @@ public sealed class EarlyEventsTests
     [Test]
     public void MoveLeftover_WithoutRoom_CountsWhatDidNotFitAsUndelivered()
     {
-        var dispatcher = new AsyncDispatcher<CapturedEvent>("early", BoundedQueueFactory.Instance, 2, new MessageSink(), OverflowAction.Block, 16);
+        var dispatcher = new AsyncDispatcher<CapturedEvent>("early", BoundedQueueFactory.Instance, 2, new MessageSink(), OverflowAction.Block, 16, WaitStrategyKind.Blocking);
         var held = new Queue<CapturedEvent>(new[] { Event("a"), Event("b"), Event("c") });
 
         Assert.That(EarlyEvents.MoveLeftover(dispatcher, held, 0), Is.EqualTo(1), "no worker: two fit");
