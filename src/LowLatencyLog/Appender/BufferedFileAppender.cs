@@ -84,9 +84,6 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     /// <paramref name="clock"/> unless the settings give another.</summary>
     internal BufferedFileAppender(IFileSystem files, IClock clock) => _file = new FileWriter(files, clock, this, LockObj);
 
-    /// <summary>The file this appender writes.</summary>
-    internal FileWriter FileWriter => _file;
-
     /// <summary>True when events are rendered by the compiled fast layout path, for tests.</summary>
     internal bool UsesFastLayout => _compiled != null;
 

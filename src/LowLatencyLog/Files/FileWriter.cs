@@ -15,8 +15,8 @@ namespace LowLatencyLog.Files;
 /// (footer).
 /// </summary>
 /// <remarks>
-/// Every member is called under the appender's lock (<c>gate</c>), which the flush timer takes too. Failures are
-/// reported to the <see cref="IFileWriterOwner"/> and never thrown.
+/// Every member is called under the appender's lock (<c>gate</c>, asserted), which the flush timer takes too. Failures
+/// are reported to the <see cref="IFileWriterOwner"/> and never thrown.
 /// </remarks>
 internal sealed class FileWriter
 {
@@ -101,6 +101,7 @@ internal sealed class FileWriter
     /// replaces.</summary>
     public void Configure(Encoding encoding, bool immediateFlush, int flushInterval, RollingPolicy? rolling)
     {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
         _encoding = encoding;
         _immediateFlush = immediateFlush;
         _flushInterval = flushInterval;
@@ -119,6 +120,7 @@ internal sealed class FileWriter
     /// <returns>False if the shared lock could not be had (reported): nothing is written.</returns>
     public bool Start(string fullPath, string path, FileSharing sharing, int bufferSize, bool append, bool rollingLock)
     {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
         if (!SetLocking(sharing, fullPath, rollingLock))
         {
             _writer = null; // refused: reported, and nothing is written without the lock
@@ -162,15 +164,24 @@ internal sealed class FileWriter
     }
 
     /// <summary>No file is written (the setting is missing): the buffer is dropped.</summary>
-    public void Stop() => _writer = null;
+    public void Stop()
+    {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
+        _writer = null;
+    }
 
     /// <summary>Before the appender is activated again: writes the footer and everything buffered, and closes the file
     /// (what cannot be written is reported as lost).</summary>
-    public void Finish() => CloseFile(writeFooter: true, final: true);
+    public void Finish()
+    {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
+        CloseFile(writeFooter: true, final: true);
+    }
 
     /// <summary>For good: the footer, everything buffered, the file and the locks closed, the timer stopped.</summary>
     public void Close()
     {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
         _closed = true;
         _timer?.Dispose();
         _timer = null;
@@ -184,6 +195,7 @@ internal sealed class FileWriter
     /// <returns>True if nothing is left in the buffer (or no file is written).</returns>
     public bool Flush()
     {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
         if (_writer == null || _closed)
         {
             return true;
@@ -198,6 +210,7 @@ internal sealed class FileWriter
     /// per batch rather than per event.</summary>
     public void BeforeBatch()
     {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
         RollingPolicy? rolling = _rolling;
         if (rolling != null && rolling.DateRollDue())
         {
@@ -208,6 +221,7 @@ internal sealed class FileWriter
     /// <summary>Before each event is rendered: a size roll.</summary>
     public void BeforeEvent()
     {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
         RollingPolicy? rolling = _rolling;
         if (rolling == null)
         {
@@ -228,6 +242,7 @@ internal sealed class FileWriter
     /// on the timer (or a retry when one is due).</summary>
     public void EndAppend(bool batch)
     {
+        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
         if (batch || _immediateFlush)
         {
             WriteOut(flushStream: _immediateFlush, force: false);
