@@ -1,12 +1,12 @@
 using System;
 using System.Collections.Generic;
-using System.IO;
-
+using System.Runtime.CompilerServices;
 using System.Threading;
 using log4net.Appender;
 using log4net.Core;
 using log4net.Layout;
 using log4net.Util;
+using LowLatencyLog.Capture;
 using LowLatencyLog.Configuration;
 using LowLatencyLog.Files;
 using LowLatencyLog.Forwarding;
@@ -34,7 +34,7 @@ namespace LowLatencyLog.Appender;
 /// internal log (setting, value, what is accepted, the default used) and the default applies, so a typo never removes
 /// the appender.</para>
 /// </remarks>
-public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender
+public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IFileWriterOwner
 {
     /// <summary>The default <see cref="BufferSize"/>, in bytes.</summary>
     public const int DefaultBufferSize = FileAppenderSettings.DefaultBufferSize;
@@ -42,19 +42,13 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
     /// <summary>The default <see cref="FlushInterval"/>, in milliseconds.</summary>
     public const int DefaultFlushInterval = FileAppenderSettings.DefaultFlushInterval;
 
-    // Retrying a failed open or write from the logging path at most this often keeps an outage from costing a system
-    // call per event; the deletion check likewise runs at most this often except on an explicit flush.
-    private const int RetryIntervalMs = 1000;
+    /// <summary>How long the buffer's flush may wait for the appender's lock when the process is dying.</summary>
+    private const int CrashFlushTimeout = 1000;
 
-    private const int ExistenceCheckIntervalMs = 1000;
+    // The file: written under LockObj (taken by DoAppend, OnClose, Flush and the writer's timer).
+    private readonly FileWriter _file;
 
-    // Effective settings, read at ActivateOptions.
-    private System.Text.Encoding _encoding = FileAppenderSettings.DefaultEncoding;
-
-    private bool _immediateFlush;
-
-    private int _flushInterval = DefaultFlushInterval;
-
+    // Read at ActivateOptions.
     private bool _fastLayout = true;
 
     // The fast layout path (guarded by LockObj): the compiled layout, or null to render through the layout; and what it
@@ -67,60 +61,104 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
 
     private object? _compiledChain;
 
-    // All of the following is guarded by LockObj (taken by DoAppend, OnClose, Flush and the timer).
-    private EventBufferWriter? _writer;
-
-    private Stream? _stream;
-
-    private string? _path;
-
-    private long _lengthAtOpen;
-
-    private long _countMark;
-
-    private bool _failing;
-
-    private long _retryAt;
-
-    private long _nextExistenceCheck;
-
-    private Timer? _timer;
-
-    private bool _timerArmed;
-
-    private bool _closed;
-
-    private long _reportedDrops;
-
+    // Guarded by LockObj.
     private bool _skeletonClosed; // as AppenderSkeleton's own flag: set by Close, never cleared
     private bool _appendingCaptured;
 
-    private SharedLock? _sharedLock; // for FileSharing.Shared
-    private bool _shared;
-    private FileSharing _sharing;
+    private VisibleReports? _visible;
 
-    private readonly IFileSystem _files;
-
-    /// <summary>An appender that writes to the disk.</summary>
+    /// <summary>An appender that writes to the disk and reads the local time.</summary>
     public BufferedFileAppender()
-        : this(DiskFileSystem.Instance)
+        : this(DiskFileSystem.Instance, SystemClock.Instance)
     {
     }
 
     /// <summary>An appender that opens its files through <paramref name="files"/>.</summary>
-    internal BufferedFileAppender(IFileSystem files) => _files = files;
+    internal BufferedFileAppender(IFileSystem files)
+        : this(files, SystemClock.Instance)
+    {
+    }
 
-    /// <summary>The writer, for tests.</summary>
-    internal EventBufferWriter? Writer => _writer;
+    /// <summary>An appender that opens its files through <paramref name="files"/>; date rolls read
+    /// <paramref name="clock"/> unless the settings give another.</summary>
+    internal BufferedFileAppender(IFileSystem files, IClock clock) => _file = new FileWriter(files, clock, this, LockObj);
 
     /// <summary>True when events are rendered by the compiled fast layout path, for tests.</summary>
     internal bool UsesFastLayout => _compiled != null;
 
-    /// <summary>Batches taken from an async appender as captured events (no log4net event rebuilt for them).</summary>
-    internal long CapturedBatches { get; private set; }
-
     /// <summary>This appender renders through its layout.</summary>
     protected override bool RequiresLayout => true;
+
+    // The settings, as text with log4net's names (read at activation by Configuration/FileAppenderSettings).
+
+    /// <summary>The file to write; relative paths are taken from the application's base folder, as log4net does.</summary>
+    /// <remarks>Default: none (required). Missing folders are created.</remarks>
+    public string? File { get; set; }
+
+    /// <summary>Whether an existing file is appended to (<c>true</c>) or overwritten (<c>false</c>).</summary>
+    /// <remarks>Default: <c>true</c>. Accepted: <c>true</c>, <c>false</c>.</remarks>
+    public string? AppendToFile { get; set; }
+
+    /// <summary>The text encoding, by name (e.g. <c>utf-8</c>, <c>utf-16</c>, <c>iso-8859-1</c>).</summary>
+    /// <remarks>
+    /// Default: UTF-8 without a byte-order mark, what log4net uses on .NET. A named encoding that has a byte-order mark
+    /// (<c>utf-8</c>, <c>utf-16</c>) writes it at the start of a new or empty file, as log4net does.
+    /// </remarks>
+    public string? Encoding { get; set; }
+
+    /// <summary>Whether each event is written and flushed to the operating system before the append returns.</summary>
+    /// <remarks>
+    /// Default: <c>false</c> (log4net's <see cref="FileAppender"/> defaults to <c>true</c>). Accepted: <c>true</c>,
+    /// <c>false</c>. With <c>true</c> a batch is still written once, at its end.
+    /// </remarks>
+    public string? ImmediateFlush { get; set; }
+
+    /// <summary>The buffer's size in bytes: complete events are written to the file when it is full.</summary>
+    /// <remarks>
+    /// Default: 1048576 (1 MB; the kernel copies large writes into the page cache faster). Accepted: 1024 to 67108864.
+    /// The buffer grows for one event larger than itself, and while the file cannot be written it holds events up to the
+    /// larger of this size and 16 MB.
+    /// </remarks>
+    public string? BufferSize { get; set; }
+
+    /// <summary>
+    /// Milliseconds after an event by which it is written to the file when nothing else writes it first (no batch end,
+    /// full buffer or flush); <c>0</c> = never.
+    /// </summary>
+    /// <remarks>
+    /// Default: 1000. Accepted: 0 to 2147483647. Matters when the appender is used without an async appender in front
+    /// and logging goes quiet. A one-shot timer is armed by the first buffered event, so an idle appender costs nothing.
+    /// </remarks>
+    public string? FlushInterval { get; set; }
+
+    /// <summary>
+    /// Whether log4net's <c>PatternLayout</c> and <c>SimpleLayout</c> are rendered by the appender's own compiled
+    /// renderer, which writes the same text without allocating and at a fraction of the cost.
+    /// </summary>
+    /// <remarks>
+    /// <para>Default: <c>true</c>. Accepted: <c>true</c>, <c>false</c>. The bytes written are the same either way: a
+    /// layout of another type, a layout subclass, converters registered on the layout, or a converter the renderer does
+    /// not support (such as <c>%location</c>) make the appender render through the layout as configured. log4net's
+    /// internal debug log says which path an appender takes and why.</para>
+    /// </remarks>
+    public string? FastLayout { get; set; }
+
+    /// <summary>
+    /// log4net's <c>lockingModel</c>, typed as log4net's so that <c>&lt;lockingModel type="..." /&gt;</c> configures
+    /// it as it does log4net's file appenders.
+    /// </summary>
+    /// <remarks>
+    /// <para>Default: none, which is <see cref="FileAppender.ExclusiveLock"/>: this appender holds the file open from
+    /// start to close, other programs may read it, and a second writer (another process, or another appender of this
+    /// library) is refused and says so, on Windows and Linux.</para>
+    /// <para><see cref="FileAppender.MinimalLock"/> and <see cref="FileAppender.InterProcessLock"/>: several processes
+    /// write one file. Each write (a whole batch of whole events) opens the file, appends at its end under a lock all of
+    /// them take (the named mutex log4net's own InterProcessLock takes for the file, so log4net's appenders in other
+    /// processes are excluded too), and closes it. If that lock cannot be created the file is refused, loudly.</para>
+    /// <para><see cref="FileAppender.NoLock"/>: held open as with ExclusiveLock, but other writers may open the file too,
+    /// unprotected, as with log4net. Any other model gets an error at activation and is written as ExclusiveLock.</para>
+    /// </remarks>
+    public FileAppender.LockingModelBase? LockingModel { get; set; }
 
     /// <summary>Reads the settings, reports bad values, and opens the file (writing the layout's header).</summary>
     public override void ActivateOptions()
@@ -137,101 +175,39 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
                 return;
             }
 
-            if (string.IsNullOrWhiteSpace(File) && _writer != null)
+            if (string.IsNullOrWhiteSpace(File) && _file.Buffer != null)
             {
                 // As log4net: a missing file setting is reported and the file already open is written on.
-                LogLog.Warn(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: setting 'file' is missing; writing on to [{_path}].");
+                LogLog.Warn(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: setting 'file' is missing; writing on to [{_file.Path}].");
                 return;
             }
 
-            if (_writer != null)
-            {
-                CloseFile(writeFooter: true, final: true); // this writer and its buffer are replaced
-            }
+            _file.Finish(); // the file and its buffer are replaced
 
             Action<string> report = ReportSetting;
             FileAppenderSettings settings = FileAppenderSettings.Read(
                 AppendToFile, Encoding, ImmediateFlush, BufferSize, FlushInterval, FastLayout, LockingModel, report);
-            bool append = settings.AppendToFile;
-            _encoding = settings.Encoding;
-            _immediateFlush = settings.ImmediateFlush;
-            _flushInterval = settings.FlushInterval;
             _fastLayout = settings.FastLayout;
             CompileLayout();
-            RollingPolicy? previous = _rolling;
-            _rolling = CreateRollingPolicy(report);
-            _rolling?.ContinueFrom(previous);
+            _file.Configure(settings.Encoding, settings.ImmediateFlush, settings.FlushInterval, CreateRollingPolicy(report, _file.Clock));
 
             if (string.IsNullOrWhiteSpace(File))
             {
                 LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: setting 'file' is missing; nothing will be written.");
-                _writer = null;
+                _file.Stop();
                 return;
             }
 
             // As log4net: the lock is named after the absolute path as written, %VARIABLES% expanded only to open files.
             string fullPath = SystemInfo.ConvertToFullPath(File!.Trim());
             string path = Environment.ExpandEnvironmentVariables(fullPath);
-            if (!SetLocking(settings.Sharing, fullPath))
+            if (!_file.Start(fullPath, path, settings.Sharing, settings.BufferSize, settings.AppendToFile, Rolls))
             {
-                _writer = null; // refused: reported, and nothing is written without the lock
-                return;
+                return; // refused (reported): nothing is written without the lock
             }
 
-            _writer = new EventBufferWriter(_encoding, settings.BufferSize);
-            _reportedDrops = 0;
-            _closed = false;
-            try
-            {
-                if (_shared)
-                {
-                    // Another process may be rolling these files right now.
-                    string start = path;
-                    _sharedLock!.EnterRoll();
-                    try
-                    {
-                        start = StartFiles(start, append);
-                    }
-                    finally
-                    {
-                        _sharedLock.ExitRoll();
-                    }
-
-                    path = start;
-                }
-                else
-                {
-                    path = StartFiles(path, append);
-                }
-            }
-            catch (Exception ex)
-            {
-                ReportError($"Could not prepare the files of [{path}].", ex, ErrorCode.GenericFailure);
-            }
-
-            // A first open that fails is retried as it was meant: appendToFile=false still truncates, with a header.
-            _firstOpen = Open(path, append, recovering: false) ? null : append;
             CrashFlush.Register(this, CrashFlushTimeout, async: false);
         }
-    }
-
-    /// <summary>How long the buffer's flush may wait for the appender's lock when the process is dying.</summary>
-    private const int CrashFlushTimeout = 1000;
-
-    /// <summary>The <c>appendToFile</c> of a first open that failed and is retried; null once a file was opened.</summary>
-    private bool? _firstOpen;
-
-    /// <summary>Opens the file again after a failure: as the first open meant to, if that one never succeeded.</summary>
-    private bool Reopen()
-    {
-        bool? first = _firstOpen;
-        bool opened = first is { } append ? Open(_path!, append, recovering: false) : Open(_path!, append: true, recovering: true);
-        if (opened)
-        {
-            _firstOpen = null;
-        }
-
-        return opened;
     }
 
     /// <summary>Writes every buffered event to the file and flushes it to the operating system.</summary>
@@ -247,14 +223,7 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
 
         try
         {
-            if (_writer == null || _closed)
-            {
-                return true;
-            }
-
-            bool done = WriteOut(flushStream: true, force: true);
-            ReportProblems();
-            return done;
+            return _file.Flush();
         }
         finally
         {
@@ -265,7 +234,7 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
     /// <summary>Checks that the appender was activated with a file, then the base checks (a layout is set).</summary>
     protected override bool PreAppendCheck()
     {
-        if (_writer == null)
+        if (_file.Buffer == null)
         {
             ReportError($"No file is open for the appender named [{Name}].");
             return false;
@@ -282,9 +251,9 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
             return; // logged back into this appender while it renders captured events: dropped, as log4net does
         }
 
-        BeforeBatch();
+        _file.BeforeBatch();
         AppendOne(loggingEvent);
-        EndAppend(batch: false);
+        _file.EndAppend(batch: false);
     }
 
     /// <summary>Renders a batch into the buffer and writes it with one write and at most one flush.</summary>
@@ -299,7 +268,7 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
             return;
         }
 
-        BeforeBatch();
+        _file.BeforeBatch();
         if (loggingEvents is List<LoggingEvent> list)
         {
             // What DoAppend(LoggingEvent[]) passes: indexed, without an enumerator behind an interface.
@@ -316,29 +285,24 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
             }
         }
 
-        EndAppend(batch: true);
+        _file.EndAppend(batch: true);
     }
 
     /// <summary>Writes the layout's footer, writes everything buffered and closes the file.</summary>
     protected override void OnClose()
     {
         CrashFlush.Unregister(this);
-        _closed = true;
         _skeletonClosed = true;
-        _timer?.Dispose();
-        _timer = null;
-        _timerArmed = false;
-        CloseFile(writeFooter: true);
-        _sharedLock?.Dispose();
-        _sharedLock = null;
+        _file.Close();
         base.OnClose();
     }
 
     /// <summary>How the files roll, read from the settings a subclass adds (none: the file never rolls); called under
-    /// the lock by <see cref="ActivateOptions"/>.</summary>
-    private protected virtual RollingPolicy? CreateRollingPolicy(Action<string> report) => null;
+    /// the lock by <see cref="ActivateOptions"/>; <paramref name="clock"/> is the time date rolls read by default.</summary>
+    private protected virtual RollingPolicy? CreateRollingPolicy(Action<string> report, IClock clock) => null;
 
-    private VisibleReports? _visible;
+    /// <summary>Whether log4net's own appender for these settings takes a rolling lock (RollingFileAppender does).</summary>
+    private protected virtual bool Rolls => false;
 
     /// <summary>
     /// A failure or loss: to the <see cref="AppenderSkeleton.ErrorHandler"/>, and to log4net's internal log (at most a
@@ -370,4 +334,187 @@ public partial class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppe
 
     private protected void ReportSetting(string message) =>
         LogLog.Error(typeof(BufferedFileAppender), $"{GetType().Name} [{Name}]: {message}");
+
+    string? IFileWriterOwner.Header => Layout?.Header;
+
+    string? IFileWriterOwner.Footer => Layout?.Footer;
+
+    void IFileWriterOwner.ReportError(string message, Exception? ex, ErrorCode? code) => ReportError(message, ex, code);
+
+    void IFileWriterOwner.ReportSetting(string message) => ReportSetting(message);
+
+    void IFileWriterOwner.ReportTimerFailure(Exception ex) =>
+        LogLog.Error(GetType(), $"Appender [{Name}]: the flush timer failed.", ex);
+
+    // Rendering events into the buffer: log4net events, captured slots, the compiled layout.
+
+    private void AppendOne(LoggingEvent loggingEvent)
+    {
+        _file.BeforeEvent();
+        EventBufferWriter writer = _file.Buffer!;
+        try
+        {
+            if (LayoutChanged())
+            {
+                CompileLayout();
+            }
+
+            if (_compiled != null)
+            {
+                _compiled.Render(writer, loggingEvent);
+            }
+            else
+            {
+                RenderLoggingEvent(writer, loggingEvent);
+            }
+
+            writer.EndEvent();
+        }
+        catch (Exception ex)
+        {
+            DropEvent(writer, ex);
+        }
+    }
+
+    [MethodImpl(Jit.Optimized)]
+    private void AppendOne(CompiledLayout compiled, in CapturedEvent captured)
+    {
+        _file.BeforeEvent();
+        EventBufferWriter writer = _file.Buffer!;
+        try
+        {
+            compiled.Render(writer, captured);
+            writer.EndEvent();
+        }
+        catch (Exception ex)
+        {
+            DropEvent(writer, ex);
+        }
+    }
+
+    private void DropEvent(EventBufferWriter writer, Exception ex)
+    {
+        writer.AbandonEvent();
+        ReportError("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
+    }
+
+    /// <inheritdoc/>
+    bool ICapturedEventAppender.MayReadEventObjects => !TakesCapturedEvents || Volatile.Read(ref _compiled) == null;
+
+    private bool TakesCapturedEvents =>
+        FilterHead == null && (GetType() == typeof(BufferedFileAppender) || GetType() == typeof(RollingBufferedFileAppender));
+
+    /// <summary>Whether the layout was replaced or activated again (a new converter chain) since it was compiled.</summary>
+    private bool LayoutChanged() =>
+        !ReferenceEquals(Layout, _compiledFrom) ||
+        (_compiledPatternLayout != null && !ReferenceEquals(LayoutCompiler.ConverterChain(_compiledPatternLayout), _compiledChain)) ||
+        (_compiled != null && _compiled.IgnoresException != _compiledFrom!.IgnoresException);
+
+    /// <inheritdoc/>
+    /// <remarks>
+    /// Taken when the layout is compiled, no filter is set and the appender is one of this library's own types (a
+    /// subclass may override what <c>AppenderSkeleton</c> calls). The steps are <c>DoAppend(LoggingEvent[])</c>'s:
+    /// the lock, the closed check, the threshold, <see cref="PreAppendCheck"/> once, the batch, its errors.
+    /// </remarks>
+    [MethodImpl(Jit.Optimized)]
+    bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
+    {
+        if (!TakesCapturedEvents)
+        {
+            return false;
+        }
+
+        lock (LockObj)
+        {
+            if (LayoutChanged())
+            {
+                CompileLayout();
+            }
+
+            CompiledLayout? compiled = _compiled;
+            if (compiled == null)
+            {
+                return false;
+            }
+
+            if (_skeletonClosed)
+            {
+                ReportError("Attempted to append to closed appender named [" + Name + "].");
+                return true;
+            }
+
+            if (_appendingCaptured)
+            {
+                return true;
+            }
+
+            try
+            {
+                _appendingCaptured = true;
+                bool checkedOnce = false;
+                for (int i = 0; i < count; i++)
+                {
+                    ref readonly CapturedEvent captured = ref items[i];
+                    if (!IsAsSevereAsThreshold(captured.Level))
+                    {
+                        continue;
+                    }
+
+                    if (!checkedOnce)
+                    {
+                        if (!PreAppendCheck())
+                        {
+                            return true;
+                        }
+
+                        checkedOnce = true;
+                        _file.BeforeBatch();
+                    }
+
+                    AppendOne(compiled, captured);
+                }
+
+                if (checkedOnce)
+                {
+                    // Not a write: the worker flushes when its queue runs empty, and while it is behind, the writes are
+                    // the buffer's size, which the kernel takes faster than a write per batch (docs/file-appenders.md).
+                    _file.EndAppend(batch: false);
+                }
+            }
+            catch (Exception ex)
+            {
+                ReportError("Failed in Bulk DoAppend", ex);
+            }
+            finally
+            {
+                _appendingCaptured = false;
+                compiled.Forget();
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>Compiles the current layout for the fast path, or records why the layout renders itself.</summary>
+    private void CompileLayout()
+    {
+        ILayout? layout = Layout;
+        _compiledFrom = layout;
+        _compiledPatternLayout = layout as PatternLayout;
+        _compiledChain = _compiledPatternLayout != null ? LayoutCompiler.ConverterChain(_compiledPatternLayout) : null;
+        string reason;
+        if (!_fastLayout)
+        {
+            _compiled = null;
+            reason = "fastLayout is false";
+        }
+        else
+        {
+            _compiled = LayoutCompiler.TryCompile(layout, out reason);
+        }
+
+        LogLog.Debug(typeof(BufferedFileAppender), _compiled != null
+            ? $"{GetType().Name} [{Name}]: fast layout path for {_compiled.Description}."
+            : $"{GetType().Name} [{Name}]: rendering through the layout, not the fast layout path: {reason}.");
+    }
 }

@@ -87,8 +87,6 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     /// <remarks>Default: local time.</remarks>
     public RollingFileAppender.IDateTime? DateTimeStrategy { get; set; }
 
-    private readonly IClock _clock;
-
     /// <summary>An appender that writes to the disk and reads the local time.</summary>
     public RollingBufferedFileAppender()
         : this(DiskFileSystem.Instance, SystemClock.Instance)
@@ -98,14 +96,16 @@ public class RollingBufferedFileAppender : BufferedFileAppender
     /// <summary>An appender that opens its files through <paramref name="files"/> and reads the time from
     /// <paramref name="clock"/> (unless <see cref="DateTimeStrategy"/> is set).</summary>
     internal RollingBufferedFileAppender(IFileSystem files, IClock clock)
-        : base(files) => _clock = clock;
+        : base(files, clock)
+    {
+    }
 
-    private protected override RollingPolicy CreateRollingPolicy(Action<string> report) =>
+    private protected override RollingPolicy CreateRollingPolicy(Action<string> report, IClock clock) =>
         new RollingPolicy(
             RollingSettings.Read(
                 RollingStyle, MaximumFileSize, MaxFileSize, MaxSizeRollBackups, DatePattern, StaticLogFileName,
                 PreserveLogFileNameExtension, CountDirection, report),
-            DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : _clock,
+            DateTimeStrategy is { } strategy ? new StrategyClock(strategy) : clock,
             universalFileTimes: Log4netTypes.IsUniversalDateTime(DateTimeStrategy));
 
     /// <summary>log4net's RollingFileAppender takes a rolling lock: so does this appender under the shared models.</summary>

@@ -11,9 +11,9 @@ namespace LowLatencyLog.Files;
 /// <remarks>
 /// <para>The state is log4net's: the base file name, the file being written, the number of size backups in the current
 /// period, the name the current file gets at the next date roll (<see cref="_scheduledFileName"/>), the time of the
-/// last roll and of the next date check. The appender asks <see cref="DateRollDue"/> and <see cref="SizeRollDue"/>
-/// before each event and calls the roll methods with a callback that closes the current file; it then opens the file
-/// name returned, truncating it.</para>
+/// last roll and of the next date check. The <see cref="RollingPolicy"/> asks <see cref="DateRollDue"/> before each
+/// batch and calls the roll methods with the <see cref="FileWriter"/>, whose current file they close; the writer then
+/// opens the file name returned, truncating it.</para>
 /// <para>Dates are formatted with the invariant culture, as log4net does. Rename and delete failures are reported and
 /// the roll goes on, as in log4net.</para>
 /// </remarks>
@@ -119,20 +119,18 @@ internal sealed partial class RollingFiles
     /// <summary>File times are read in UTC (the clock gives UTC), as log4net reads them under <c>UniversalDateTime</c>.</summary>
     public bool UniversalFileTimes { get; set; }
 
-    /// <summary>True if a file holding <paramref name="length"/> bytes must be rolled before the next event.</summary>
-    public bool SizeRollDue(long length) => _options.RollSize && length >= _options.MaxFileSize;
-
     /// <summary>True if a size roll starts the same file again, truncated (no backups, static name).</summary>
-    public bool SizeRollTruncates => _options.MaxSizeRollBackups == 0 && _options.StaticLogFileName;
+    private bool SizeRollTruncates => _options.MaxSizeRollBackups == 0 && _options.StaticLogFileName;
 
     /// <summary>The size limit, for callers that estimate before counting exactly.</summary>
     public long MaxFileSize => _options.RollSize ? _options.MaxFileSize : long.MaxValue;
 
     /// <summary>
-    /// Rolls to the new period: closes the current file (<paramref name="closeFile"/>), renames it and its size backups
-    /// to the dated names when the file name is static, and returns the file to open; null if nothing changed.
+    /// Rolls to the new period: closes the current file (<paramref name="writer"/>'s; none at start-up), renames it and
+    /// its size backups to the dated names when the file name is static, and returns the file to open; null if nothing
+    /// changed.
     /// </summary>
-    public string? RollOverTime(Action closeFile)
+    public string? RollOverTime(FileWriter? writer)
     {
         CurrentFileStayed = false;
         if (_options.StaticLogFileName)
@@ -144,7 +142,7 @@ internal sealed partial class RollingFiles
                 return null;
             }
 
-            closeFile();
+            writer?.CloseForRoll(keepStream: false);
             if (Shared && RolledByAnotherProcess(_scheduledFileName!))
             {
                 CurrentSizeRollBackups = 0;
@@ -162,7 +160,7 @@ internal sealed partial class RollingFiles
         }
         else
         {
-            closeFile();
+            writer?.CloseForRoll(keepStream: false);
         }
 
         CurrentSizeRollBackups = 0;
@@ -170,11 +168,12 @@ internal sealed partial class RollingFiles
         return StartFile();
     }
 
-    /// <summary>Rolls by size: closes the current file, renames or deletes backups, and returns the file to open.</summary>
-    public string RollOverSize(Action closeFile)
+    /// <summary>Rolls by size: closes the current file (kept open when the roll truncates it), renames or deletes
+    /// backups, and returns the file to open.</summary>
+    public string RollOverSize(FileWriter writer)
     {
         CurrentFileStayed = false;
-        closeFile();
+        writer.CloseForRoll(keepStream: SizeRollTruncates);
         if (Shared)
         {
             DetermineCurrentSizeRollBackups(); // other processes roll too: count the backups they made
@@ -204,7 +203,7 @@ internal sealed partial class RollingFiles
         }
 
         _scheduledFileName = CombinePath(_baseFileName, last);
-        RollOverTime(() => { });
+        RollOverTime(writer: null); // no file open yet
     }
 
     /// <summary>Renames the backups one step (or deletes the oldest) to free a slot for the file being rolled.</summary>

@@ -4,9 +4,10 @@ using System.Diagnostics;
 namespace LowLatencyLog.Files;
 
 /// <summary>
-/// When a rolling file appender rolls, given to the file appender at activation: a date roll at the first batch after
+/// When a rolling file appender rolls, given to its file writer at activation: a date roll at the first batch after
 /// a period's end, a size roll before the event that finds the file at the limit, and after a size roll that could not
-/// move the file away, a pause before the next attempt. The file appender performs each roll at an event boundary.
+/// move the file away, a pause before the next attempt. The <see cref="FileWriter"/> asks before each batch and event,
+/// and the policy rolls it at that event boundary.
 /// </summary>
 internal sealed class RollingPolicy
 {
@@ -31,9 +32,6 @@ internal sealed class RollingPolicy
         _universalFileTimes = universalFileTimes;
     }
 
-    /// <summary>The files, once <see cref="Start"/> ran.</summary>
-    public RollingFiles? Files => _files;
-
     /// <summary>Rolls what earlier runs left as log4net would at start-up; returns the file to open.</summary>
     public string Start(string path, bool append, bool shared, Action<string, Exception?> reportError)
     {
@@ -50,14 +48,18 @@ internal sealed class RollingPolicy
     /// <summary>Whether a size roll may be tried now (not within the pause after one that could not move the file).</summary>
     public bool SizeRollAllowed => Stopwatch.GetTimestamp() >= _nextSizeRoll;
 
-    /// <summary>The roll to perform: given the action that closes the current file, returns the file to open next.</summary>
-    public Func<Action, string?> Roll(bool byDate) => byDate ? _files!.RollOverTime : _files!.RollOverSize;
-
-    /// <summary>Whether the file could not be moved away by the last roll (it keeps its events: opened for append).</summary>
-    public bool CurrentFileStayed => _files!.CurrentFileStayed;
-
-    /// <summary>Whether a size roll only truncates the file (no backups, a static name).</summary>
-    public bool SizeRollTruncates => _files!.SizeRollTruncates;
+    /// <summary>Rolls <paramref name="writer"/>'s file: closes it, renames the files, and returns the file to open next,
+    /// or null if nothing changed.</summary>
+    /// <param name="writer">The writer whose file is closed first.</param>
+    /// <param name="byDate">A date roll; else a size roll.</param>
+    /// <param name="keepsEvents">True if the current file could not be moved away: it keeps its events and is opened
+    /// for append rather than truncated.</param>
+    public string? Roll(FileWriter writer, bool byDate, out bool keepsEvents)
+    {
+        string? next = byDate ? _files!.RollOverTime(writer) : _files!.RollOverSize(writer);
+        keepsEvents = _files.CurrentFileStayed;
+        return next;
+    }
 
     /// <summary>Keeps the pause of the policy this one replaces (the appender activated again).</summary>
     public void ContinueFrom(RollingPolicy? previous) => _nextSizeRoll = previous?._nextSizeRoll ?? 0;
