@@ -12,6 +12,7 @@ using LowLatencyLog.Files;
 using LowLatencyLog.Forwarding;
 using LowLatencyLog.Layout;
 using LowLatencyLog.Log4netInternals;
+using LowLatencyLog.Runtime;
 using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Appender;
