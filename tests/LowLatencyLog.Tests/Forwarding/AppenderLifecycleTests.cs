@@ -48,9 +48,7 @@ public sealed class AppenderLifecycleTests
     public void ActivatedTwice_CreatesOneDispatcher_AndTheSecondOnlyReactivates()
     {
         var life = new Life();
-        var child = new RecordingAppender { Name = "child" };
-        child.ActivateOptions();
-        life.Children.Add(child);
+        RecordingAppender child = life.AddRecordingChild();
 
         life.Lifecycle.Activate();
         AsyncDispatcher<CapturedEvent>? first = life.Lifecycle.Running;
@@ -72,9 +70,7 @@ public sealed class AppenderLifecycleTests
     public void EventsTakenBeforeActivation_AreHeld_ThenDeliveredFirstInOrder()
     {
         var life = new Life();
-        var child = new RecordingAppender { Name = "child" };
-        child.ActivateOptions();
-        life.Children.Add(child);
+        RecordingAppender child = life.AddRecordingChild();
         life.Log("early 0");
         life.Log("early 1");
         Assert.That(life.Lifecycle.Running, Is.Null, "no dispatcher before activation");
@@ -95,9 +91,7 @@ public sealed class AppenderLifecycleTests
     public void AnEventLoggedWhileActivationMovesTheEarlyEvents_GoesBehindThem()
     {
         var life = new Life { Timeout = 10_000 };
-        var child = new RecordingAppender { Name = "child" };
-        child.ActivateOptions();
-        life.Children.Add(child);
+        RecordingAppender child = life.AddRecordingChild();
         child.Hold(); // the worker takes one batch and waits in the child: the rest cannot all be moved yet
         for (int i = 0; i < 40; i++)
         {
@@ -125,9 +119,7 @@ public sealed class AppenderLifecycleTests
         try
         {
             var life = new Life { FailStart = true };
-            var child = new RecordingAppender { Name = "child" };
-            child.ActivateOptions();
-            life.Children.Add(child);
+            RecordingAppender child = life.AddRecordingChild();
             life.Log("early 0"); // before activation, as log4net 3.5 may append
             life.Log("early 1");
 
@@ -191,9 +183,7 @@ public sealed class AppenderLifecycleTests
     public void MetricsThatCannotRegister_TheLifecycleStillDelivers()
     {
         var life = new Life { FailMetrics = true };
-        var child = new RecordingAppender { Name = "child" };
-        child.ActivateOptions();
-        life.Children.Add(child);
+        RecordingAppender child = life.AddRecordingChild();
         life.Log("early");
         life.Lifecycle.Activate();
 
@@ -223,9 +213,7 @@ public sealed class AppenderLifecycleTests
     public void CloseWithAHungChild_ReturnsAfterTheTimeout_AndCountsTheLeftover()
     {
         var life = new Life { Timeout = 300 };
-        var child = new RecordingAppender { Name = "child" };
-        child.ActivateOptions();
-        life.Children.Add(child);
+        RecordingAppender child = life.AddRecordingChild();
         life.Lifecycle.Activate();
         child.Hold();
         life.Log("e0");
@@ -301,6 +289,14 @@ public sealed class AppenderLifecycleTests
         public AsyncDispatcher<CapturedEvent>[] Published => _published.ToArray();
 
         public string[] Errors => _errors.ToArray();
+
+        public RecordingAppender AddRecordingChild()
+        {
+            var child = new RecordingAppender { Name = "child" };
+            child.ActivateOptions();
+            Children.Add(child);
+            return child;
+        }
 
         public void Log(string message)
         {
