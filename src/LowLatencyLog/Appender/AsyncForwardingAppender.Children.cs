@@ -20,10 +20,10 @@ public abstract partial class AsyncForwardingAppender
     /// </summary>
     private void AwaitDetachedChildren()
     {
-        AsyncDispatcher<CapturedEvent>? dispatcher = Running;
+        AsyncDispatcher<CapturedEvent>? dispatcher = Lifecycle.Running;
         if (dispatcher != null && Thread.CurrentThread != dispatcher.WorkerThread)
         {
-            dispatcher.Flush(_settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout);
+            dispatcher.Flush(Lifecycle.ShutdownTimeout);
         }
     }
 
@@ -78,7 +78,7 @@ public abstract partial class AsyncForwardingAppender
             }
         }
 
-        AsyncAppenderSettings? settings = _settings;
+        AsyncAppenderSettings? settings = Settings;
         if (settings != null)
         {
             ResolveCapture(settings, new[] { appender });
@@ -162,19 +162,4 @@ public abstract partial class AsyncForwardingAppender
     private void Warn(string message) => LogLog.Warn(GetType(), $"Appender [{Name}]: {message}");
 
     private void Note(string message) => LogLog.Debug(GetType(), $"Appender [{Name}]: {message}");
-
-    private void CloseChildren()
-    {
-        foreach (IAppender child in _children.Current)
-        {
-            try
-            {
-                child.Close();
-            }
-            catch (Exception e)
-            {
-                ReportError($"Appender [{Name}]: closing child appender [{child.Name}] failed.", e);
-            }
-        }
-    }
 }

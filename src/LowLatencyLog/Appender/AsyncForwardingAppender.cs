@@ -1,6 +1,4 @@
 using System;
-using System.Collections.Generic;
-using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using log4net.Appender;
@@ -9,7 +7,6 @@ using log4net.Filter;
 using log4net.Util;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Configuration;
-using LowLatencyLog.Engine.Waiting;
 using LowLatencyLog.Engine;
 using LowLatencyLog.Forwarding;
 using LowLatencyLog.Log4netInternals;
@@ -58,19 +55,10 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     private FixFlags _capture = FixResolver.Always; // written under _childrenLock, read racily: a flag set is atomic
     private volatile bool _carryObjects = true; // with _capture: some child may read the event's message and exception objects
     private int _discardThresholdValue = AsyncAppenderSettings.DefaultDiscardThreshold.Value;
-    private volatile bool _synchronous; // the worker could not start: children are called on the logging threads
     private long _reentrant;
 
     private readonly object _childrenLock = new object();
     private readonly ChildAppenders _children = new ChildAppenders();
-
-    // Lifecycle, under _lifecycle.
-    private readonly object _lifecycle = new object();
-    private readonly EarlyEvents _early;
-    private AsyncDispatcher<CapturedEvent>? _activating; // started, still taking the early events
-    private bool _closed;
-    private AsyncAppenderSettings? _settings; // set once, at the first activation
-    private IDisposable? _metrics;
 
     private volatile IErrorHandler _errorHandler;
     private VisibleReports? _visible;
@@ -78,7 +66,14 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     private protected AsyncForwardingAppender()
     {
         _errorHandler = new OnlyOnceErrorHandler(GetType().Name);
-        _early = new EarlyEvents(_lifecycle);
+        Lifecycle = new AppenderLifecycle(
+            new LifecycleHooks(GetType(), () => Name, _children, ReportError, CreateDispatcher)
+            {
+                Reactivate = () => ResolveCapture(Settings!, _children.Current),
+                Publish = dispatcher => _dispatcher = dispatcher,
+                RegisterMetrics = RegisterMetrics,
+            },
+            AsyncAppenderSettings.DefaultShutdownTimeout);
     }
 
     /// <summary>The appender's name, from the <c>name</c> attribute in the configuration.</summary>
@@ -170,37 +165,23 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     /// <summary>Events dropped because the buffer was full (<c>overflow=Discard</c>, or an event a child logged from the
     /// worker thread that found the buffer full). Each catch-up is also reported to the children as one
     /// <c>WARN</c> event.</summary>
-    public long DiscardedCount => (Running?.DiscardedCount ?? 0) + DroppedBeforeActivation;
+    public long DiscardedCount => (Lifecycle.Running?.DiscardedCount ?? 0) + Lifecycle.DroppedBeforeActivation;
 
     /// <summary>Events delivered to the children.</summary>
-    public long DeliveredCount => Running?.DeliveredCount ?? 0;
+    public long DeliveredCount => Lifecycle.Running?.DeliveredCount ?? 0;
 
     /// <summary>Events accepted but not delivered because <see cref="Close"/> ran out of time
     /// (<see cref="ShutdownTimeout"/>).</summary>
-    public long UndeliveredCount => (Running?.UndeliveredCount ?? 0) + _early.Undelivered;
+    public long UndeliveredCount => (Lifecycle.Running?.UndeliveredCount ?? 0) + Lifecycle.UndeliveredBeforeActivation;
 
     /// <summary>The attached child appenders (a read-only copy).</summary>
     public AppenderCollection Appenders => AppenderCollection.ReadOnly(new AppenderCollection(_children.Current));
 
-    internal int WorkerBufferSize => _settings?.BufferSize ?? 0;
+    /// <summary>Activation, the events before it, the synchronous fallback, and close.</summary>
+    internal AppenderLifecycle Lifecycle { get; }
 
-    /// <summary>The worker's wait strategy, once activated (its wake-up count is what tests read).</summary>
-    internal WaitStrategy? WorkerWait => Running?.Wait;
-
-    /// <summary>Events dropped before activation and not yet handed to the dispatcher's count.</summary>
-    private long DroppedBeforeActivation
-    {
-        get
-        {
-            lock (_lifecycle)
-            {
-                return _early.Dropped;
-            }
-        }
-    }
-
-    /// <summary>The dispatcher, also while activation is still moving the early events into it.</summary>
-    private AsyncDispatcher<CapturedEvent>? Running => _dispatcher ?? Volatile.Read(ref _activating);
+    /// <summary>The settings as read at the first activation; null before.</summary>
+    internal AsyncAppenderSettings? Settings { get; private set; }
 
     /// <summary>The queue this appender runs on, created at activation.</summary>
     private protected abstract IQueueFactory CreateQueueFactory(Action<string> reportError);
@@ -212,7 +193,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         try
         {
             PrivateMembers.ReportOnce(GetType());
-            Activate();
+            Lifecycle.Activate();
         }
         catch (Exception e)
         {
@@ -250,9 +231,9 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
                     dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
                     CapturedEvent.Release(in captured);
                 }
-                else if (_synchronous)
+                else if (Lifecycle.Synchronous)
                 {
-                    ForwardSynchronously(loggingEvent);
+                    Lifecycle.ForwardSynchronously(loggingEvent);
                 }
                 else
                 {
@@ -333,95 +314,59 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     /// <param name="millisecondsTimeout">How long to wait; <c>-1</c> waits as long as it takes.</param>
     /// <returns>True when everything was delivered and flushed; false if the timeout passed first, a child's flush
     /// failed, or the appender was closed with events left over.</returns>
-    public bool Flush(int millisecondsTimeout)
-    {
-        AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
-        if (dispatcher == null)
-        {
-            if (_synchronous)
-            {
-                bool flushed = true;
-                foreach (IAppender child in _children.Current)
-                {
-                    if (child is log4net.Appender.FileAppender { ImmediateFlush: false })
-                    {
-                        // Never FileAppender.Flush(int) there: it fails and drops the writer's buffer (ChildrenSink's
-                        // way round it needs the single worker). Its text reaches the file as it fills, or at close.
-                        flushed = false;
-                        continue;
-                    }
-
-                    flushed &= child is not IFlushable flushable || flushable.Flush(millisecondsTimeout);
-                }
-
-                return flushed;
-            }
-
-            lock (_lifecycle)
-            {
-                return _early.AllDelivered;
-            }
-        }
-
-        return dispatcher.Flush(millisecondsTimeout);
-    }
+    public bool Flush(int millisecondsTimeout) => Lifecycle.Flush(millisecondsTimeout);
 
     /// <summary>Stops accepting events, delivers what is queued within <see cref="ShutdownTimeout"/>, then flushes and
     /// closes the children. Idempotent; returns at once on an appender that was never activated.</summary>
-    public void Close()
+    public void Close() => Lifecycle.Close();
+
+    /// <summary>First activation, under the lifecycle's lock: reads the settings, resolves the capture, and creates
+    /// the one dispatcher (started by the lifecycle).</summary>
+    private AsyncDispatcher<CapturedEvent> CreateDispatcher(out int shutdownTimeout)
     {
-        AsyncDispatcher<CapturedEvent>? dispatcher;
-        Queue<CapturedEvent>? early;
-        lock (_lifecycle)
+        Action<string> reportError = message => LogLog.Error(GetType(), $"Appender [{Name}]: {message}");
+        IQueueFactory queueFactory = CreateQueueFactory(reportError);
+        AsyncAppenderSettings settings = AsyncAppenderSettings.Read(
+            BufferSize, Overflow, DiscardThreshold, Fix, ShutdownTimeout, WaitStrategy, queueFactory.SupportsGrow, queueFactory.RequiresPowerOfTwo, reportError);
+        if (_children.Current.Length == 0)
         {
-            if (_closed)
-            {
-                return;
-            }
-
-            _closed = true;
-            CrashFlush.Unregister(this);
-            dispatcher = _dispatcher ?? _activating;
-            early = _early.Detach();
-            _metrics?.Dispose();
-            _metrics = null;
-            if (dispatcher != null && early != null)
-            {
-                // Activation is still moving the early events into the buffer: this thread finishes the move.
-                TakeOverFromActivation(dispatcher);
-            }
-
-            Monitor.PulseAll(_lifecycle); // producers waiting for activation see the close
+            LogLog.Error(GetType(), $"Appender [{Name}] has no appender to forward to: add at least one <appender-ref ref=\"...\"/>. Events it receives are dropped until one is attached.");
         }
 
-        try
+        _discardThresholdValue = settings.DiscardThreshold.Value;
+        Settings = settings;
+        ResolveCapture(settings, _children.Current);
+
+        shutdownTimeout = settings.ShutdownTimeout;
+        return new AsyncDispatcher<CapturedEvent>(
+            string.IsNullOrEmpty(Name) ? GetType().Name : Name,
+            queueFactory,
+            settings.BufferSize,
+            new ChildrenSink(_children, GetType(), () => Name, ReportError),
+            settings.Overflow,
+            MaxBatchSize,
+            settings.WaitStrategy,
+            settings.ShutdownTimeout);
+    }
+
+    private IDisposable RegisterMetrics(AsyncDispatcher<CapturedEvent> dispatcher) =>
+        AppenderMetrics.Register(
+            string.IsNullOrEmpty(Name) ? GetType().Name : Name,
+            () => dispatcher.AcceptedCount,
+            () => dispatcher.DeliveredCount,
+            () => DiscardedCount,
+            () => dispatcher.QueueDepth,
+            () => ReentrantCount);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AppendBeforeActivation(LoggingEvent loggingEvent)
+    {
+        CapturedEvent captured = CapturedEvent.Capture(loggingEvent, EarlyFlags, objects: true); // children not known yet
+        AsyncDispatcher<CapturedEvent>? dispatcher = Lifecycle.TakeBeforeActivation(in captured, loggingEvent);
+        if (dispatcher != null)
         {
-            if (dispatcher != null)
-            {
-                int timeout = _settings?.ShutdownTimeout ?? AsyncAppenderSettings.DefaultShutdownTimeout;
-                long start = Stopwatch.GetTimestamp();
-                int left = early == null ? 0 : EarlyEvents.MoveLeftover(dispatcher, early, timeout);
-                if (left > 0)
-                {
-                    ReportError($"Appender [{Name}] was closed while it was being activated; {left} event(s) appended before activation could not be queued within shutdownTimeout ({timeout} ms) and will not be delivered.", null);
-                }
-
-                long spent = (Stopwatch.GetTimestamp() - start) * 1000 / Stopwatch.Frequency;
-                dispatcher.Close((int)Math.Max(0, timeout - spent));
-                return;
-            }
-
-            if (early != null && early.Count > 0)
-            {
-                _early.CountUndelivered(early.Count);
-                LogLog.Warn(GetType(), $"Appender [{Name}] was closed before it was activated; {early.Count} event(s) appended before activation were not delivered.");
-            }
-
-            CloseChildren();
-        }
-        catch (Exception e)
-        {
-            LogLog.Error(GetType(), $"Appender [{Name}] failed to close.", e);
+            // Activated meanwhile: the early events are queued already, so this one goes behind them.
+            dispatcher.Enqueue(captured, IsDiscardable(loggingEvent.Level));
         }
     }
 

@@ -41,7 +41,7 @@ public sealed class DisruptorAsyncAppenderSettingsTests : AsyncAppenderFixture
         harness.Logger().Info("still logging");
         Assert.That(async.Flush(10_000), Is.True);
         Assert.That(Child(harness).Lines, Is.EqualTo(new[] { "still logging" }));
-        Assert.That(async.WorkerBufferSize, Is.EqualTo(8192));
+        Assert.That(async.Settings!.BufferSize, Is.EqualTo(8192));
         Assert.That(WaitStrategyOf(async), Is.EqualTo("AdaptiveWaitStrategy"));
     }
 
@@ -59,7 +59,7 @@ public sealed class DisruptorAsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(async.Flush(10_000), Is.True);
         Assert.That(harness.InternalErrors, Is.Empty);
         Assert.That(Child(harness).Lines, Is.EqualTo(Enumerable.Range(0, 100).Select(i => "e" + i)));
-        Assert.That(async.WorkerBufferSize, Is.EqualTo(8));
+        Assert.That(async.Settings!.BufferSize, Is.EqualTo(8));
         Assert.That(WaitStrategyOf(async), Is.EqualTo(char.ToUpperInvariant(wait[0]) + wait.Substring(1) + "WaitStrategy"));
     }
 
@@ -119,12 +119,5 @@ public sealed class DisruptorAsyncAppenderSettingsTests : AsyncAppenderFixture
         async.Close();
     }
 
-    private static string WaitStrategyOf(AsyncForwardingAppender async)
-    {
-        object dispatcher = typeof(AsyncForwardingAppender)
-            .GetField("_dispatcher", BindingFlags.NonPublic | BindingFlags.Instance)!
-            .GetValue(async)!;
-        object wait = dispatcher.GetType().GetProperty("Wait", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(dispatcher)!;
-        return wait.GetType().Name;
-    }
+    private static string WaitStrategyOf(AsyncForwardingAppender async) => async.Lifecycle.Running!.Wait.GetType().Name;
 }

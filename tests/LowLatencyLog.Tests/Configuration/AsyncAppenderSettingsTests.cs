@@ -53,12 +53,12 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(Child(harness).Lines, Is.EqualTo(new[] { "still logging" }));
         if (setting == "bufferSize")
         {
-            Assert.That(async.WorkerBufferSize, Is.EqualTo(8192));
+            Assert.That(async.Settings!.BufferSize, Is.EqualTo(8192));
         }
 
         if (setting == "waitStrategy")
         {
-            Assert.That(async.WorkerWait, Is.InstanceOf<AdaptiveWaitStrategy>());
+            Assert.That(async.Lifecycle.Running!.Wait, Is.InstanceOf<AdaptiveWaitStrategy>());
         }
     }
 
@@ -79,7 +79,7 @@ public sealed class AsyncAppenderSettingsTests : AsyncAppenderFixture
         Assert.That(async.Flush(10_000), Is.True);
         Assert.That(harness.InternalErrors, Is.Empty);
         Assert.That(Child(harness).Count, Is.EqualTo(100));
-        Assert.That(async.WorkerWait, Is.InstanceOf(expected));
+        Assert.That(async.Lifecycle.Running!.Wait, Is.InstanceOf(expected));
     }
 
     [TestCase("Block")]
