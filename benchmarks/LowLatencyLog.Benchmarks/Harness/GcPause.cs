@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
 using System.Runtime.CompilerServices;
+using System.Threading;
 using LowLatencyLog.Benchmarks.Baselines;
 using LowLatencyLog.Benchmarks.Cases;
 
@@ -12,7 +13,8 @@ namespace LowLatencyLog.Benchmarks;
 /// <c>--gc-pause [rounds] [sizes]</c>: how long a gen-0 collection stops the application while an async appender's
 /// buffer is full, against the synchronous file appender after the same calls. The worker is held by a child at a
 /// gate (a disk that stopped) while the calling thread logs twice the buffer with <c>overflow=Discard</c>, so every
-/// slot holds a pending event; then the process allocates 4 MB of short-lived objects and collects generation 0 ten
+/// slot holds a pending event (after one lap with the gate open and two full collections: the buffer as it is in a
+/// running application, every slot's text storage made and old); then the process allocates 4 MB of short-lived objects and collects generation 0 ten
 /// times, reading the runtime's pause time around each. A slot that kept a reference to something the call allocated
 /// would make each collection trace it (and promote it); the sizes (default <c>8192,65536</c>: the default buffer and
 /// the benchmarks') show whether the pause grows with the buffer.
@@ -25,13 +27,14 @@ internal static class GcPause
     {
         int rounds = args.Length > 1 && args[1] != "-" ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3;
         int[] sizes = args.Length > 2 ? args[2].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)).ToArray() : new[] { 8192, 65536 };
-        var cases = new List<(string Name, Func<MessageKind, BenchSession> Open, int Events, bool Gated)>();
+        var cases = new List<(string Name, Func<MessageKind, BenchSession> Open, int Events, Gate Gate)>();
         foreach (int size in sizes)
         {
-            cases.Add(($"RollingBufferedFileAppender alone, {size * 2:N0} calls", kind => Session(CaseTable.RollingBufferedFileAppender("Root"), kind), size * 2, false));
+            cases.Add(($"RollingBufferedFileAppender alone, {size * 2:N0} calls", kind => Session(CaseTable.RollingBufferedFileAppender("Root"), kind), size * 2, Gate.None));
             foreach (string name in new[] { "BoundedQueue", "HotSwap", "Disruptor" })
             {
-                cases.Add(($"{name}AsyncAppender, bufferSize {size:N0}, full", kind => Session(Gated(name, size), kind), size * 2, true));
+                cases.Add(($"{name}AsyncAppender → file, bufferSize {size:N0}, full (file's lock held)", kind => Session(LockGated(name, size), kind), size * 2, Gate.FileLock));
+                cases.Add(($"{name}AsyncAppender → file + a log4net child, bufferSize {size:N0}, full", kind => Session(Gated(name, size), kind), size * 2, Gate.Child));
             }
         }
 
@@ -41,7 +44,7 @@ internal static class GcPause
         {
             foreach (var c in cases)
             {
-                results[c.Name].Add(Measure(c.Open, c.Events, c.Gated));
+                results[c.Name].Add(Measure(c.Open, c.Events, c.Gate));
             }
         }
 
@@ -65,7 +68,19 @@ internal static class GcPause
         </log4net>
         """, null, kind);
 
-    // The fix names what the file needs, as with a file child alone: the gate is only there to hold the worker.
+    // The file alone behind the async appender, as the README configures it; the file takes log4net's inter-process
+    // lock for each write, so holding that lock (its named mutex) holds the worker, as a stalled disk would.
+    private static string LockGated(string name, int size) => $$"""
+        <appender name="Root" type="LowLatencyLog.Appender.{{name}}AsyncAppender, LowLatencyLog">
+          <bufferSize value="{{size}}" />
+          <overflow value="Discard" />
+          <appender-ref ref="Child" />
+        </appender>
+        {{CaseTable.RollingBufferedFileAppender("Child").Replace("<file ", "<lockingModel type=\"log4net.Appender.FileAppender+InterProcessLock\" /><file ")}}
+        """;
+
+    // A log4net appender beside the file holds the worker; being log4net's, it may read each event's message object,
+    // so the slots keep those objects (what a full buffer then holds for the collector). The fix names what the file needs.
     private static string Gated(string name, int size) => $$"""
         <appender name="Root" type="LowLatencyLog.Appender.{{name}}AsyncAppender, LowLatencyLog">
           <bufferSize value="{{size}}" />
@@ -79,23 +94,33 @@ internal static class GcPause
         """;
 
     /// <summary>Pause of each collection in µs, then the number of gen-1 collections among them.</summary>
-    private static double[] Measure(Func<MessageKind, BenchSession> open, int events, bool gated)
+    private static double[] Measure(Func<MessageKind, BenchSession> open, int events, Gate gate)
     {
         using BenchSession session = open(MessageKind.Format1);
-        for (int i = 0; i < 1000; i++)
+        for (int i = 0; i < events; i++)
         {
-            session.Log(i); // the first call of each path, before the gate closes
+            session.Log(i); // a lap through every slot first, so each has the text storage it keeps
         }
+
+        Thread.Sleep(500); // the worker drains the lap (tens of milliseconds)
 
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
-        if (gated)
+        Mutex? fileLock = null;
+        if (gate == Gate.Child)
         {
             GateAppender.Waiting.Reset();
             GateAppender.Open.Reset();
             session.Log(0);
             GateAppender.Waiting.Wait();
+        }
+        else if (gate == Gate.FileLock)
+        {
+            fileLock = new Mutex(false, LowLatencyLog.Files.SharedLock.Log4netName(System.IO.Path.Combine(session.Folder, "app.log")));
+            fileLock.WaitOne();
+            session.Log(0);
+            Thread.Sleep(100); // the worker is now waiting for the lock with that event
         }
 
         for (int i = 0; i < events; i++)
@@ -115,6 +140,8 @@ internal static class GcPause
 
         pauses[Collections] = GC.CollectionCount(1) - gen1;
         GateAppender.Open.Set();
+        fileLock?.ReleaseMutex();
+        fileLock?.Dispose();
         return pauses;
     }
 
@@ -130,5 +157,12 @@ internal static class GcPause
                 list.Clear();
             }
         }
+    }
+
+    private enum Gate
+    {
+        None,
+        FileLock,
+        Child,
     }
 }
