@@ -62,6 +62,10 @@ internal abstract class WaitStrategy
     /// <summary>How many times a parked worker's sleep ran out on its safety timeout (tests and diagnostics).</summary>
     public virtual long SafetyTimeouts => 0;
 
+    /// <summary>How many times the worker found work after raising its parked flag, before sleeping (diagnostics): a
+    /// producer that published then may have read the flag after it came down again, and woken no one.</summary>
+    public virtual long WorkFoundBeforeSleep => 0;
+
     /// <summary>Whether the worker is parked, waiting for a producer's signal (tests and diagnostics).</summary>
     public virtual bool IsWorkerParked => false;
 
@@ -129,6 +133,7 @@ internal sealed class Parking
 
     private long _wakeUps;
     private long _safetyTimeouts;
+    private long _workFoundBeforeSleep;
 
     public Parking(bool claimIsFullFence)
     {
@@ -141,6 +146,8 @@ internal sealed class Parking
 
     /// <summary>Sleeps that ended on the safety timeout: each lowers the flag for a moment.</summary>
     public long SafetyTimeouts => Interlocked.Read(ref _safetyTimeouts);
+
+    public long WorkFoundBeforeSleep => Interlocked.Read(ref _workFoundBeforeSleep);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void SignalWork()
@@ -175,7 +182,11 @@ internal sealed class Parking
             // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
             _wake.Reset();
             Interlocked.Exchange(ref _parked.Value, 1); // full fence before the re-check
-            if (!work.HasWork && !_wake.Wait(SafetyTimeoutMilliseconds))
+            if (work.HasWork)
+            {
+                _workFoundBeforeSleep++; // worker only; published meanwhile, the producer may find the flag down again
+            }
+            else if (!_wake.Wait(SafetyTimeoutMilliseconds))
             {
                 _safetyTimeouts++; // worker only; a producer that read the flag while it was down found no one to wake
             }
@@ -202,6 +213,8 @@ internal abstract class ParkingWaitStrategy : WaitStrategy
     public override long WakeUps => Parking.WakeUps;
 
     public override long SafetyTimeouts => Parking.SafetyTimeouts;
+
+    public override long WorkFoundBeforeSleep => Parking.WorkFoundBeforeSleep;
 
     public override bool IsWorkerParked => Parking.IsParked;
 
