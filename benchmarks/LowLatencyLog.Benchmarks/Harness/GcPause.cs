@@ -1,5 +1,7 @@
 using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Diagnostics.Tracing;
 using System.Globalization;
 using System.Linq;
 using System.Runtime.CompilerServices;
@@ -48,14 +50,15 @@ internal static class GcPause
             }
         }
 
-        Console.WriteLine("| case | first collection, µs (rounds) | median of all, µs | max, µs | gen-1 collections |");
-        Console.WriteLine("|---|---:|---:|---:|---:|");
+        Console.WriteLine("| case | first collection, µs (rounds) | median of all, µs | max, µs | gen-1 collections | first collection marked from the older generation (cards), KB |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|");
         foreach (var c in cases)
         {
             List<double[]> r = results[c.Name];
             double[] all = r.SelectMany(x => x.Take(Collections)).OrderBy(x => x).ToArray();
             string firsts = string.Join(", ", r.Select(x => x[0].ToString("F0", CultureInfo.InvariantCulture)));
-            Console.WriteLine($"| {c.Name} | {firsts} | {all[all.Length / 2]:F0} | {all[^1]:F0} | {r.Sum(x => x[Collections]):F0} |");
+            string cards = string.Join(", ", r.Select(x => (x[Collections + 1] / 1024).ToString("F0", CultureInfo.InvariantCulture)));
+            Console.WriteLine($"| {c.Name} | {firsts} | {all[all.Length / 2]:F0} | {all[^1]:F0} | {r.Sum(x => x[Collections]):F0} | {cards} |");
         }
 
         return 0;
@@ -128,8 +131,11 @@ internal static class GcPause
             session.Log(i);
         }
 
-        var pauses = new double[Collections + 1];
+        var pauses = new double[Collections + 2];
         int gen1 = GC.CollectionCount(1);
+        using var marks = new MarkListener();
+        Thread.Sleep(100); // the listener's session starts
+        long firstGc = GC.CollectionCount(0) + 1;
         for (int k = 0; k < Collections; k++)
         {
             Garbage();
@@ -139,6 +145,8 @@ internal static class GcPause
         }
 
         pauses[Collections] = GC.CollectionCount(1) - gen1;
+        Thread.Sleep(500); // the runtime's events arrive on their own thread
+        pauses[Collections + 1] = marks.OlderGenerationBytes(firstGc);
         GateAppender.Open.Set();
         fileLock?.ReleaseMutex();
         fileLock?.Dispose();
@@ -164,5 +172,45 @@ internal static class GcPause
         None,
         FileLock,
         Child,
+    }
+
+    /// <summary>
+    /// The runtime's mark events: how many bytes each collection marked through each kind of root. Type 3 is the
+    /// older generation, the objects a gen-0 collection reaches through the cards of older objects (a buffer's slots).
+    /// </summary>
+    private sealed class MarkListener : EventListener
+    {
+        private const int GcStartId = 1;
+        private const int GcMarkWithTypeId = 202;
+        private const int OlderGeneration = 3;
+        private readonly ConcurrentDictionary<long, long> _older = new();
+        private long _current;
+
+        public long OlderGenerationBytes(long gcIndex) => _older.TryGetValue(gcIndex, out long bytes) ? bytes : -1;
+
+        protected override void OnEventSourceCreated(EventSource source)
+        {
+            if (source.Name == "Microsoft-Windows-DotNETRuntime")
+            {
+                EnableEvents(source, EventLevel.Informational, (EventKeywords)1); // GC
+            }
+        }
+
+        protected override void OnEventWritten(EventWrittenEventArgs e)
+        {
+            if (e.Payload == null || e.PayloadNames == null)
+            {
+                return;
+            }
+
+            if (e.EventId == GcStartId)
+            {
+                _current = Convert.ToInt64(e.Payload[e.PayloadNames.IndexOf("Count")], CultureInfo.InvariantCulture);
+            }
+            else if (e.EventId == GcMarkWithTypeId && Convert.ToInt32(e.Payload[e.PayloadNames.IndexOf("Type")], CultureInfo.InvariantCulture) == OlderGeneration)
+            {
+                _older.AddOrUpdate(_current, Convert.ToInt64(e.Payload[e.PayloadNames.IndexOf("Bytes")], CultureInfo.InvariantCulture), (_, b) => b + Convert.ToInt64(e.Payload[e.PayloadNames.IndexOf("Bytes")], CultureInfo.InvariantCulture));
+            }
+        }
     }
 }
