@@ -16,8 +16,6 @@ public sealed class GateAppender : AppenderSkeleton
     /// <summary>Set while a call waits at the gate.</summary>
     public static ManualResetEventSlim Waiting { get; } = new(initialState: false);
 
-    public static bool Closed => !Open.IsSet;
-
     protected override void Append(LoggingEvent loggingEvent) => Pass();
 
     protected override void Append(LoggingEvent[] loggingEvents) => Pass();
