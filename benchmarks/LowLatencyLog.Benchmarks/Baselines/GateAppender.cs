@@ -5,7 +5,7 @@ using log4net.Core;
 namespace LowLatencyLog.Benchmarks.Baselines;
 
 /// <summary>
-/// A child that holds whoever calls it while <see cref="Closed"/> is reset: behind an async appender it stops the
+/// A child that holds whoever calls it while <see cref="Open"/> is reset: behind an async appender it stops the
 /// worker, so the buffer fills and stays full (a disk that stopped).
 /// </summary>
 public sealed class GateAppender : AppenderSkeleton

@@ -12,17 +12,20 @@ using LowLatencyLog.Benchmarks.Cases;
 namespace LowLatencyLog.Benchmarks;
 
 /// <summary>
-/// <c>--gc-pause [rounds] [sizes]</c>: how long a gen-0 collection stops the application while an async appender's
-/// buffer is full, against the synchronous file appender after the same calls. The worker is held by a child at a
-/// gate (a disk that stopped) while the calling thread logs twice the buffer with <c>overflow=Discard</c>, so every
-/// slot holds a pending event (after one lap with the gate open and two full collections: the buffer as it is in a
-/// running application, every slot's text storage made and old); then the process allocates 4 MB of short-lived objects and collects generation 0 ten
-/// times, reading the runtime's pause time around each. A slot that kept a reference to something the call allocated
-/// would make each collection trace it (and promote it). The first collection also takes the calls' own garbage (a
-/// synchronous appender's larger allocations set off collections during its calls, an async one's may not), so its
-/// gen-0 size, its pause per MB of that, what it promoted and what it marked through the cards are printed with it.
-/// The sizes (default <c>8192,65536</c>: the default buffer and the benchmarks') show whether the pause grows with the
-/// buffer.
+/// <c>--gc-pause [rounds] [sizes]</c>: how long a gen-0 collection stops the application while an
+/// async appender's buffer is full, against the synchronous file appender after the same calls. The worker is held (by
+/// the file's own lock, or by a log4net child at a gate: a disk that stopped) while the calling thread logs twice the
+/// buffer with <c>overflow=Discard</c>, so every slot holds a pending event; before that come one lap with the worker
+/// free (every slot's text storage made), two full collections (that storage old) and one gen-0 collection, which is
+/// timed on its own: it scans the cards the full collection left over the buffer, whether the buffer is full or not.
+/// Then the process allocates 4 MB of short-lived objects and collects generation 0 ten times, reading the runtime's
+/// pause time around each. A slot that kept a reference to something the call allocated would make each collection
+/// trace it (and promote it). The first also takes the calls' own garbage (a synchronous appender's larger allocations
+/// set off collections during its calls, an async one's may not), so its gen-0 size, what it promoted and what it
+/// marked through the cards are printed with it, and each timed collection is split into phases by the runtime's GC
+/// events. A third case per appender makes the same calls and lets the worker drain them before the collections: the
+/// same garbage, the buffer empty. The sizes (default <c>8192,65536</c>: the default buffer and the benchmarks') show
+/// whether the pause grows with the buffer.
 /// </summary>
 internal static class GcPause
 {
@@ -31,7 +34,7 @@ internal static class GcPause
     public static int Run(string[] args)
     {
         int rounds = args.Length > 1 && args[1] != "-" ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3;
-        int[] sizes = args.Length > 2 ? args[2].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)).ToArray() : new[] { 8192, 65536 };
+        int[] sizes = args.Length > 2 && args[2] != "-" ? args[2].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)).ToArray() : new[] { 8192, 65536 };
         var cases = new List<(string Name, Func<MessageKind, BenchSession> Open, int Events, Gate Gate)>();
         foreach (int size in sizes)
         {
@@ -39,12 +42,13 @@ internal static class GcPause
             foreach (string name in new[] { "BoundedQueue", "HotSwap", "Disruptor" })
             {
                 cases.Add(($"{name}AsyncAppender → file, bufferSize {size:N0}, full (file's lock held)", kind => Session(LockGated(name, size), kind), size * 2, Gate.FileLock));
+                cases.Add(($"{name}AsyncAppender → file, bufferSize {size:N0}, the same calls, drained", kind => Session(LockGated(name, size), kind), size * 2, Gate.FileLockReleased));
                 cases.Add(($"{name}AsyncAppender → file + a log4net child, bufferSize {size:N0}, full", kind => Session(Gated(name, size), kind), size * 2, Gate.Child));
             }
         }
 
         Console.WriteLine($"gen-0 pause: {rounds} rounds, {Collections} collections per case after its calls (Format1); {Environment.ProcessorCount} cores; {Environment.Version}.");
-        var results = cases.ToDictionary(c => c.Name, _ => new List<double[]>());
+        var results = cases.ToDictionary(c => c.Name, _ => new List<Result>());
         for (int round = 0; round < rounds; round++)
         {
             foreach (var c in cases)
@@ -53,16 +57,27 @@ internal static class GcPause
             }
         }
 
-        Console.WriteLine("| case | first collection, µs (rounds) | its gen 0, MB | its µs per MB of gen 0 | it promoted, KB | it marked through cards, KB | median of all, µs | gen-1 collections |");
-        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|");
+        string Each(List<Result> r, Func<Result, double> f, string format) => string.Join(", ", r.Select(x => f(x).ToString(format, CultureInfo.InvariantCulture)));
+        Console.WriteLine($"The first gen-0 collection after a full blocking collection, every buffer empty; µs (rounds), phases from the runtime's GC events:");
+        Console.WriteLine("| case | the full collection's pause | pause | suspend | mark, all roots | of which the older generation's cards | after the mark (plan, relocate, compact) |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|");
+        foreach (var c in cases.Where(c => c.Gate != Gate.FileLockReleased))
+        {
+            List<Result> r = results[c.Name];
+            Console.WriteLine($"| {c.Name} | {Each(r, x => x.FullPause, "F0")} | {Each(r, x => x.AfterFull, "F0")} | {Each(r, x => x.AfterFullPhases.SuspendUs, "F0")} | {Each(r, x => x.AfterFullPhases.MarkUs, "F0")} | "
+                + $"{Each(r, x => x.AfterFullPhases.CardsUs, "F0")} | {Each(r, x => x.AfterFullPhases.AfterMarkUs, "F0")} |");
+        }
+
+        Console.WriteLine();
+        Console.WriteLine("Then the calls (each buffer full), and ten gen-0 collections; µs (rounds):");
+        Console.WriteLine("| case | first collection | of which the cards | its gen 0, MB | it promoted, KB | it marked through cards, KB | median of the others | gen-1 collections | collections during the calls | their pauses |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var c in cases)
         {
-            List<double[]> r = results[c.Name];
-            double[] all = r.SelectMany(x => x.Take(Collections)).OrderBy(x => x).ToArray();
-            string firsts = string.Join(", ", r.Select(x => x[0].ToString("F0", CultureInfo.InvariantCulture)));
-            string Each(Func<double[], double> f, string format) => string.Join(", ", r.Select(x => f(x).ToString(format, CultureInfo.InvariantCulture)));
-            Console.WriteLine($"| {c.Name} | {firsts} | {Each(x => x[Collections + 2] / 1048576, "F1")} | {Each(x => x[0] / (x[Collections + 2] / 1048576), "F0")} | "
-                + $"{Each(x => x[Collections + 3] / 1024, "F0")} | {Each(x => x[Collections + 1] / 1024, "F0")} | {all[all.Length / 2]:F0} | {r.Sum(x => x[Collections]):F0} |");
+            List<Result> r = results[c.Name];
+            double[] others = r.SelectMany(x => x.Pauses.Skip(1)).OrderBy(x => x).ToArray();
+            Console.WriteLine($"| {c.Name} | {Each(r, x => x.Pauses[0], "F0")} | {Each(r, x => x.First.CardsUs, "F0")} | {Each(r, x => x.Gen0Bytes / 1048576, "F1")} | {Each(r, x => x.PromotedBytes / 1024, "F0")} | "
+                + $"{Each(r, x => x.First.CardBytes / 1024, "F0")} | {others[others.Length / 2]:F0} | {r.Sum(x => x.Gen1)} | {Each(r, x => x.DuringCount, "F0")} | {Each(r, x => x.DuringPauseUs, "F0")} |");
         }
 
         return 0;
@@ -100,8 +115,7 @@ internal static class GcPause
         <appender name="Gate" type="{{typeof(GateAppender).FullName}}, {{typeof(GateAppender).Assembly.GetName().Name}}" />
         """;
 
-    /// <summary>Pause of each collection in µs, then the number of gen-1 collections among them.</summary>
-    private static double[] Measure(Func<MessageKind, BenchSession> open, int events, Gate gate)
+    private static Result Measure(Func<MessageKind, BenchSession> open, int events, Gate gate)
     {
         using BenchSession session = open(MessageKind.Format1);
         for (int i = 0; i < events; i++)
@@ -110,10 +124,20 @@ internal static class GcPause
         }
 
         Thread.Sleep(500); // the worker drains the lap (tens of milliseconds)
+        using var listener = new PhaseListener();
+        Thread.Sleep(100); // the listener's session starts
 
+        // Two full collections make every slot's text storage old; the first gen-0 collection after a full one is
+        // measured on its own (it scans the older generation's cards the full collection left), and the calls come
+        // after it, as they do in an application between two full collections.
         GC.Collect();
         GC.WaitForPendingFinalizers();
+        TimeSpan beforeFull = GC.GetTotalPauseDuration();
         GC.Collect();
+        double fullPause = (GC.GetTotalPauseDuration() - beforeFull).TotalMilliseconds * 1000;
+        long afterFullGc = GC.CollectionCount(0) + 1;
+        double afterFull = CollectGen0();
+
         Mutex? fileLock = null;
         if (gate == Gate.Child)
         {
@@ -122,7 +146,7 @@ internal static class GcPause
             session.Log(0);
             GateAppender.Waiting.Wait();
         }
-        else if (gate == Gate.FileLock)
+        else if (gate is Gate.FileLock or Gate.FileLockReleased)
         {
             fileLock = new Mutex(false, LowLatencyLog.Files.SharedLock.Log4netName(System.IO.Path.Combine(session.Folder, "app.log")));
             fileLock.WaitOne();
@@ -130,37 +154,54 @@ internal static class GcPause
             Thread.Sleep(100); // the worker is now waiting for the lock with that event
         }
 
+        int gen0 = GC.CollectionCount(0);
+        TimeSpan paused = GC.GetTotalPauseDuration();
         for (int i = 0; i < events; i++)
         {
             session.Log(i);
         }
 
-        var pauses = new double[Collections + 4];
+        int duringCount = GC.CollectionCount(0) - gen0;
+        double duringPauseUs = (GC.GetTotalPauseDuration() - paused).TotalMilliseconds * 1000;
+        if (gate == Gate.FileLockReleased)
+        {
+            // The same calls and the same garbage, but the buffer empty: what the full buffer itself adds.
+            fileLock!.ReleaseMutex();
+            Thread.Sleep(1000);
+            fileLock.WaitOne();
+        }
+
+        var pauses = new double[Collections];
         int gen1 = GC.CollectionCount(1);
-        using var marks = new MarkListener();
-        Thread.Sleep(100); // the listener's session starts
+        double gen0Bytes = 0;
+        double promoted = 0;
         long firstGc = GC.CollectionCount(0) + 1;
         for (int k = 0; k < Collections; k++)
         {
-            Garbage();
-            TimeSpan before = GC.GetTotalPauseDuration();
-            GC.Collect(0, GCCollectionMode.Forced, blocking: true);
-            pauses[k] = (GC.GetTotalPauseDuration() - before).TotalMilliseconds * 1000;
+            pauses[k] = CollectGen0();
             if (k == 0)
             {
                 GCMemoryInfo info = GC.GetGCMemoryInfo(GCKind.Ephemeral);
-                pauses[Collections + 2] = info.GenerationInfo[0].SizeBeforeBytes;
-                pauses[Collections + 3] = info.PromotedBytes;
+                gen0Bytes = info.GenerationInfo[0].SizeBeforeBytes;
+                promoted = info.PromotedBytes;
             }
         }
 
-        pauses[Collections] = GC.CollectionCount(1) - gen1;
+        gen1 = GC.CollectionCount(1) - gen1;
         Thread.Sleep(500); // the runtime's events arrive on their own thread
-        pauses[Collections + 1] = marks.OlderGenerationBytes(firstGc);
         GateAppender.Open.Set();
         fileLock?.ReleaseMutex();
         fileLock?.Dispose();
-        return pauses;
+        return new Result(pauses, gen1, gen0Bytes, promoted, duringCount, duringPauseUs, listener.Of(firstGc), fullPause, afterFull, listener.Of(afterFullGc));
+    }
+
+    /// <summary>4 MB of short-lived objects, then a gen-0 collection; its pause in µs, read from the runtime.</summary>
+    private static double CollectGen0()
+    {
+        Garbage();
+        TimeSpan before = GC.GetTotalPauseDuration();
+        GC.Collect(0, GCCollectionMode.Forced, blocking: true);
+        return (GC.GetTotalPauseDuration() - before).TotalMilliseconds * 1000;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -181,22 +222,47 @@ internal static class GcPause
     {
         None,
         FileLock,
+        FileLockReleased,
         Child,
     }
 
-    /// <summary>
-    /// The runtime's mark events: how many bytes each collection marked through each kind of root. Type 3 is the
-    /// older generation, the objects a gen-0 collection reaches through the cards of older objects (a buffer's slots).
-    /// </summary>
-    private sealed class MarkListener : EventListener
-    {
-        private const int GcStartId = 1;
-        private const int GcMarkWithTypeId = 202;
-        private const int OlderGeneration = 3;
-        private readonly ConcurrentDictionary<long, long> _older = new();
-        private long _current;
+    private sealed record Result(double[] Pauses, int Gen1, double Gen0Bytes, double PromotedBytes, int DuringCount, double DuringPauseUs, Phases First, double FullPause, double AfterFull, Phases AfterFullPhases);
 
-        public long OlderGenerationBytes(long gcIndex) => _older.TryGetValue(gcIndex, out long bytes) ? bytes : -1;
+    /// <summary>Where one collection's pause went, from the timestamps of the runtime's events; -1 where one is missing.</summary>
+    private sealed record Phases(double SuspendUs, double MarkUs, double CardsUs, double AfterMarkUs, double RestartUs, bool Compacted, double CardBytes);
+
+    /// <summary>
+    /// The runtime's GC events for each collection, in the order it raises them: suspension begins and ends, the
+    /// collection starts, one mark event per kind of root (type 3 is the older generation: what a gen-0 collection
+    /// reaches through the cards of older objects, a buffer's slots), the collection ends, threads restart. The time
+    /// between two events is the time of the phase they bound.
+    /// </summary>
+    private sealed class PhaseListener : EventListener
+    {
+        private const int GcStart = 1;
+        private const int GcEnd = 2;
+        private const int RestartEnd = 3;
+        private const int RestartBegin = 7;
+        private const int SuspendEnd = 8;
+        private const int SuspendBegin = 9;
+        private const int MarkWithType = 202;
+        private const int GlobalHeapHistory = 205;
+        private const int OlderGeneration = 3;
+        private const int CompactionMechanism = 0x2;
+        private readonly ConcurrentDictionary<long, Record> _records = new();
+        private Record? _current;
+
+        public Phases Of(long gcIndex)
+        {
+            if (!_records.TryGetValue(gcIndex, out Record? r))
+            {
+                return new Phases(-1, -1, -1, -1, -1, false, -1);
+            }
+
+            static double Us(DateTime from, DateTime to) => from == default || to == default ? -1 : (to - from).TotalMilliseconds * 1000;
+            return new Phases(Us(r.SuspendBegin, r.SuspendEnd), Us(r.Start, r.LastMark), Us(r.BeforeCards, r.Cards), Us(r.LastMark, r.End),
+                Us(r.RestartBegin, r.RestartEnd), r.Compacted, r.CardBytes);
+        }
 
         protected override void OnEventSourceCreated(EventSource source)
         {
@@ -213,14 +279,58 @@ internal static class GcPause
                 return;
             }
 
-            if (e.EventId == GcStartId)
+            object Field(string name) => e.Payload[e.PayloadNames.IndexOf(name)]!;
+            switch (e.EventId)
             {
-                _current = Convert.ToInt64(e.Payload[e.PayloadNames.IndexOf("Count")], CultureInfo.InvariantCulture);
+                case SuspendBegin:
+                    _current = new Record { SuspendBegin = e.TimeStamp };
+                    break;
+                case SuspendEnd when _current != null:
+                    _current.SuspendEnd = e.TimeStamp;
+                    break;
+                case GcStart when _current != null:
+                    _current.Start = e.TimeStamp;
+                    _current.LastMark = e.TimeStamp;
+                    _records[Convert.ToInt64(Field("Count"), CultureInfo.InvariantCulture)] = _current;
+                    break;
+                case MarkWithType when _current != null:
+                    if (Convert.ToInt32(Field("Type"), CultureInfo.InvariantCulture) == OlderGeneration)
+                    {
+                        _current.BeforeCards = _current.LastMark;
+                        _current.Cards = e.TimeStamp;
+                        _current.CardBytes += Convert.ToInt64(Field("Bytes"), CultureInfo.InvariantCulture);
+                    }
+
+                    _current.LastMark = e.TimeStamp;
+                    break;
+                case GlobalHeapHistory when _current != null:
+                    _current.Compacted = (Convert.ToInt32(Field("GlobalMechanisms"), CultureInfo.InvariantCulture) & CompactionMechanism) != 0;
+                    break;
+                case GcEnd when _current != null:
+                    _current.End = e.TimeStamp;
+                    break;
+                case RestartBegin when _current != null:
+                    _current.RestartBegin = e.TimeStamp;
+                    break;
+                case RestartEnd when _current != null:
+                    _current.RestartEnd = e.TimeStamp;
+                    break;
             }
-            else if (e.EventId == GcMarkWithTypeId && Convert.ToInt32(e.Payload[e.PayloadNames.IndexOf("Type")], CultureInfo.InvariantCulture) == OlderGeneration)
-            {
-                _older.AddOrUpdate(_current, Convert.ToInt64(e.Payload[e.PayloadNames.IndexOf("Bytes")], CultureInfo.InvariantCulture), (_, b) => b + Convert.ToInt64(e.Payload[e.PayloadNames.IndexOf("Bytes")], CultureInfo.InvariantCulture));
-            }
+        }
+
+        private sealed class Record
+        {
+            public DateTime SuspendBegin;
+            public DateTime SuspendEnd;
+            public DateTime Start;
+            public DateTime BeforeCards;
+            public DateTime Cards;
+            public DateTime LastMark;
+            public DateTime End;
+            public DateTime RestartBegin;
+            public DateTime RestartEnd;
+            public bool Compacted;
+            public long CardBytes;
         }
     }
 }
