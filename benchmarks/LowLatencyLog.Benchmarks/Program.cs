@@ -34,6 +34,8 @@ public static class Program
                 return CacheLineHandOff.Run(args);
             case "--gc-pause":
                 return GcPause.Run(args);
+            case "--gc-pause-case":
+                return GcPause.RunCase(args);
             case "--quick":
                 return QuickComparison.Run(args);
             case "--overload":

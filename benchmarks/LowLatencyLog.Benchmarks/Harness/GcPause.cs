@@ -1,87 +1,136 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using System.Globalization;
 using System.Linq;
 using System.Runtime.CompilerServices;
+using System.Text.Json;
 using System.Threading;
 using LowLatencyLog.Benchmarks.Baselines;
 using LowLatencyLog.Benchmarks.Cases;
+using LowLatencyLog.Benchmarks.Quick;
 
 namespace LowLatencyLog.Benchmarks;
 
 /// <summary>
-/// <c>--gc-pause [rounds] [sizes]</c>: how long a gen-0 collection stops the application while an
-/// async appender's buffer is full, against the synchronous file appender after the same calls. The worker is held (by
-/// the file's own lock, or by a log4net child at a gate: a disk that stopped) while the calling thread logs twice the
-/// buffer with <c>overflow=Discard</c>, so every slot holds a pending event; before that come one lap with the worker
-/// free (every slot's text storage made), two full collections (that storage old) and one gen-0 collection, which is
-/// timed on its own: it scans the cards the full collection left over the buffer, whether the buffer is full or not.
-/// Then the process allocates 4 MB of short-lived objects and collects generation 0 ten times, reading the runtime's
-/// pause time around each. A slot that kept a reference to something the call allocated would make each collection
-/// trace it (and promote it). The first also takes the calls' own garbage (a synchronous appender's larger allocations
-/// set off collections during its calls, an async one's may not), so its gen-0 size, what it promoted and what it
-/// marked through the cards are printed with it, and each timed collection is split into phases by the runtime's GC
-/// events. A third case per appender makes the same calls and lets the worker drain them before the collections: the
-/// same garbage, the buffer empty. The sizes (default <c>8192,65536</c>: the default buffer and the benchmarks') show
-/// whether the pause grows with the buffer.
+/// <c>--gc-pause [rounds] [sizes]</c>: how long a gen-0 collection stops the application while an async appender's
+/// buffer is full, against the synchronous file appender after the same calls, each case in a process of its own (an
+/// earlier case's heap would shape the next one's collections). The worker is held (by the file's own lock, or by a
+/// log4net child at a gate: a disk that stopped) while the calling thread logs twice the buffer with
+/// <c>overflow=Discard</c>, so every slot holds a pending event. Before that, with the worker free, come one lap
+/// through every slot and the appender's first collections, timed on their own: three gen-0 ones, a gen-1, two gen-0,
+/// a full blocking one and a gen-0 (the slots' text storage, made with the buffer, is young at first; the cards over
+/// the slots are scanned until it is old). Then the process allocates 4 MB of short-lived objects and collects
+/// generation 0 ten times, reading the runtime's pause time around each. A slot that kept a reference to something
+/// the call allocated would make each collection trace it (and promote it). The first also takes the calls' own
+/// garbage (a synchronous appender's larger allocations set off collections during its calls, an async one's may not),
+/// so its gen-0 size, what it promoted and what it marked through the cards are printed with it, and the timed
+/// collections are split into phases by the runtime's GC events. A third case per appender makes the same calls and
+/// lets the worker drain them before the collections: the same garbage, the buffer empty. The sizes (default
+/// <c>8192,65536</c>: the default buffer and the benchmarks') show whether the pause grows with the buffer.
 /// </summary>
 internal static class GcPause
 {
     private const int Collections = 10;
 
+    private const string ResultPrefix = "GC-PAUSE-RESULT ";
+
     public static int Run(string[] args)
     {
         int rounds = args.Length > 1 && args[1] != "-" ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3;
-        int[] sizes = args.Length > 2 && args[2] != "-" ? args[2].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)).ToArray() : new[] { 8192, 65536 };
-        var cases = new List<(string Name, Func<MessageKind, BenchSession> Open, int Events, Gate Gate)>();
-        foreach (int size in sizes)
-        {
-            cases.Add(($"RollingBufferedFileAppender alone, {size * 2:N0} calls", kind => Session(CaseTable.RollingBufferedFileAppender("Root"), kind), size * 2, Gate.None));
-            foreach (string name in new[] { "BoundedQueue", "HotSwap", "Disruptor" })
-            {
-                cases.Add(($"{name}AsyncAppender → file, bufferSize {size:N0}, full (file's lock held)", kind => Session(LockGated(name, size), kind), size * 2, Gate.FileLock));
-                cases.Add(($"{name}AsyncAppender → file, bufferSize {size:N0}, the same calls, drained", kind => Session(LockGated(name, size), kind), size * 2, Gate.FileLockReleased));
-                cases.Add(($"{name}AsyncAppender → file + a log4net child, bufferSize {size:N0}, full", kind => Session(Gated(name, size), kind), size * 2, Gate.Child));
-            }
-        }
-
-        Console.WriteLine($"gen-0 pause: {rounds} rounds, {Collections} collections per case after its calls (Format1); {Environment.ProcessorCount} cores; {Environment.Version}.");
+        string sizes = args.Length > 2 && args[2] != "-" ? args[2] : "8192,65536";
+        List<Case> cases = Cases(sizes);
+        Console.WriteLine($"gen-0 pause: {rounds} rounds, each case in a process of its own, {Collections} collections after its calls (Format1); {Environment.ProcessorCount} cores; {Environment.Version}.");
         var results = cases.ToDictionary(c => c.Name, _ => new List<Result>());
         for (int round = 0; round < rounds; round++)
         {
-            foreach (var c in cases)
+            for (int index = 0; index < cases.Count; index++)
             {
-                results[c.Name].Add(Measure(c.Open, c.Events, c.Gate));
+                results[cases[index].Name].Add(RunChild(sizes, index));
             }
         }
 
         string Each(List<Result> r, Func<Result, double> f, string format) => string.Join(", ", r.Select(x => f(x).ToString(format, CultureInfo.InvariantCulture)));
-        Console.WriteLine($"The first gen-0 collection after a full blocking collection, every buffer empty; µs (rounds), phases from the runtime's GC events:");
-        Console.WriteLine("| case | the full collection's pause | pause | suspend | mark, all roots | of which the older generation's cards | after the mark (plan, relocate, compact) |");
-        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|");
+        Console.WriteLine("The appender's first collections, every buffer empty; µs (rounds), the card scan from the runtime's GC events:");
+        Console.WriteLine("| case | collections during the lap | 1st gen-0 | its card scan | 3rd gen-0's card scan | a gen-1 | the next gen-0's card scan | the one after | a full blocking collection | the gen-0 after it | its card scan |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var c in cases.Where(c => c.Gate != Gate.FileLockReleased))
         {
             List<Result> r = results[c.Name];
-            Console.WriteLine($"| {c.Name} | {Each(r, x => x.FullPause, "F0")} | {Each(r, x => x.AfterFull, "F0")} | {Each(r, x => x.AfterFullPhases.SuspendUs, "F0")} | {Each(r, x => x.AfterFullPhases.MarkUs, "F0")} | "
-                + $"{Each(r, x => x.AfterFullPhases.CardsUs, "F0")} | {Each(r, x => x.AfterFullPhases.AfterMarkUs, "F0")} |");
+            Console.WriteLine($"| {c.Name} | {Each(r, x => x.Life.LapCollections, "F0")} | {Each(r, x => x.Life.Early1Pause, "F0")} | {Each(r, x => x.Life.Early1.CardsUs, "F0")} | {Each(r, x => x.Life.Early3.CardsUs, "F0")} | "
+                + $"{Each(r, x => x.Life.Gen1Pause, "F0")} | {Each(r, x => x.Life.AfterGen1.CardsUs, "F0")} | {Each(r, x => x.Life.AfterGen1Next.CardsUs, "F0")} | {Each(r, x => x.Life.FullPause, "F0")} | "
+                + $"{Each(r, x => x.Life.AfterFullPause, "F0")} | {Each(r, x => x.Life.AfterFull.CardsUs, "F0")} |");
         }
 
         Console.WriteLine();
         Console.WriteLine("Then the calls (each buffer full), and ten gen-0 collections; µs (rounds):");
-        Console.WriteLine("| case | first collection | of which the cards | its gen 0, MB | it promoted, KB | it marked through cards, KB | median of the others | gen-1 collections | collections during the calls | their pauses |");
-        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        Console.WriteLine("| case | first collection | its suspension | its mark | of which the cards | after the mark | its gen 0, MB | it promoted, KB | it marked through cards, KB | median of the others | gen-1 collections | collections during the calls | their pauses |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var c in cases)
         {
             List<Result> r = results[c.Name];
             double[] others = r.SelectMany(x => x.Pauses.Skip(1)).OrderBy(x => x).ToArray();
-            Console.WriteLine($"| {c.Name} | {Each(r, x => x.Pauses[0], "F0")} | {Each(r, x => x.First.CardsUs, "F0")} | {Each(r, x => x.Gen0Bytes / 1048576, "F1")} | {Each(r, x => x.PromotedBytes / 1024, "F0")} | "
+            Console.WriteLine($"| {c.Name} | {Each(r, x => x.Pauses[0], "F0")} | {Each(r, x => x.First.SuspendUs, "F0")} | {Each(r, x => x.First.MarkUs, "F0")} | {Each(r, x => x.First.CardsUs, "F0")} | {Each(r, x => x.First.AfterMarkUs, "F0")} | {Each(r, x => x.Gen0Bytes / 1048576, "F1")} | {Each(r, x => x.PromotedBytes / 1024, "F0")} | "
                 + $"{Each(r, x => x.First.CardBytes / 1024, "F0")} | {others[others.Length / 2]:F0} | {r.Sum(x => x.Gen1)} | {Each(r, x => x.DuringCount, "F0")} | {Each(r, x => x.DuringPauseUs, "F0")} |");
         }
 
         return 0;
     }
+
+    /// <summary><c>--gc-pause-case sizes index</c>: one case, in this fresh process (so that no earlier case's heap
+    /// shapes its collections); prints its result for <see cref="Run"/>.</summary>
+    public static int RunCase(string[] args)
+    {
+        Case c = Cases(args[1])[int.Parse(args[2], CultureInfo.InvariantCulture)];
+        Console.WriteLine(ResultPrefix + JsonSerializer.Serialize(Measure(c.Open, c.Events, c.Gate)));
+        return 0;
+    }
+
+    private static Result RunChild(string sizes, int index)
+    {
+        var start = new ProcessStartInfo(ColdStart.DotnetHost())
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        start.ArgumentList.Add(typeof(GcPause).Assembly.Location);
+        start.ArgumentList.Add("--gc-pause-case");
+        start.ArgumentList.Add(sizes);
+        start.ArgumentList.Add(index.ToString(CultureInfo.InvariantCulture));
+        using Process child = Process.Start(start) ?? throw new InvalidOperationException("Could not start " + start.FileName);
+        var stderr = child.StandardError.ReadToEndAsync();
+        string stdout = child.StandardOutput.ReadToEnd();
+        child.WaitForExit();
+        string? line = stdout.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith(ResultPrefix, StringComparison.Ordinal));
+        if (child.ExitCode != 0 || line == null)
+        {
+            throw new InvalidOperationException($"The case's process failed (exit code {child.ExitCode}):{Environment.NewLine}{stdout}{stderr.Result}");
+        }
+
+        return JsonSerializer.Deserialize<Result>(line.Substring(ResultPrefix.Length))!;
+    }
+
+    private static List<Case> Cases(string sizeList)
+    {
+        var cases = new List<Case>();
+        foreach (int size in sizeList.Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture)))
+        {
+            cases.Add(new($"RollingBufferedFileAppender alone, {size * 2:N0} calls", kind => Session(CaseTable.RollingBufferedFileAppender("Root"), kind), size * 2, Gate.None));
+            foreach (string name in new[] { "BoundedQueue", "HotSwap", "Disruptor" })
+            {
+                cases.Add(new($"{name}AsyncAppender → file, bufferSize {size:N0}, full (file's lock held)", kind => Session(LockGated(name, size), kind), size * 2, Gate.FileLock));
+                cases.Add(new($"{name}AsyncAppender → file, bufferSize {size:N0}, the same calls, drained", kind => Session(LockGated(name, size), kind), size * 2, Gate.FileLockReleased));
+                cases.Add(new($"{name}AsyncAppender → file + a log4net child, bufferSize {size:N0}, full", kind => Session(Gated(name, size), kind), size * 2, Gate.Child));
+            }
+        }
+
+        return cases;
+    }
+
+    private sealed record Case(string Name, Func<MessageKind, BenchSession> Open, int Events, Gate Gate);
 
     private static BenchSession Session(string appenders, MessageKind kind) => new Log4netSession($"""
         <log4net>
@@ -118,23 +167,33 @@ internal static class GcPause
     private static Result Measure(Func<MessageKind, BenchSession> open, int events, Gate gate)
     {
         using BenchSession session = open(MessageKind.Format1);
+        int lapCollections = GC.CollectionCount(0);
         for (int i = 0; i < events; i++)
         {
             session.Log(i); // a lap through every slot first, so each has the text storage it keeps
         }
 
         Thread.Sleep(500); // the worker drains the lap (tens of milliseconds)
+        lapCollections = GC.CollectionCount(0) - lapCollections;
         using var listener = new PhaseListener();
         Thread.Sleep(100); // the listener's session starts
 
-        // Two full collections make every slot's text storage old; the first gen-0 collection after a full one is
-        // measured on its own (it scans the older generation's cards the full collection left), and the calls come
-        // after it, as they do in an application between two full collections.
+        // The appender's first collections: its slots' text storage is young when the buffer is made, so the cards over
+        // the slots stay set, and every gen-0 collection scans them, until that storage is old (a gen-1 collection
+        // promotes it, the next ephemeral one finds the cards clean). Then a full collection, and the one after it.
+        long early1 = GC.CollectionCount(0) + 1;
+        double early1Pause = CollectGen0();
+        CollectGen0();
+        long early3 = GC.CollectionCount(0) + 1;
+        CollectGen0();
+        double gen1Pause = Paused(() => GC.Collect(1, GCCollectionMode.Forced, blocking: true));
+        long afterGen1 = GC.CollectionCount(0) + 1;
+        CollectGen0();
+        long afterGen1Next = GC.CollectionCount(0) + 1;
+        CollectGen0();
         GC.Collect();
         GC.WaitForPendingFinalizers();
-        TimeSpan beforeFull = GC.GetTotalPauseDuration();
-        GC.Collect();
-        double fullPause = (GC.GetTotalPauseDuration() - beforeFull).TotalMilliseconds * 1000;
+        double fullPause = Paused(GC.Collect);
         long afterFullGc = GC.CollectionCount(0) + 1;
         double afterFull = CollectGen0();
 
@@ -192,7 +251,15 @@ internal static class GcPause
         GateAppender.Open.Set();
         fileLock?.ReleaseMutex();
         fileLock?.Dispose();
-        return new Result(pauses, gen1, gen0Bytes, promoted, duringCount, duringPauseUs, listener.Of(firstGc), fullPause, afterFull, listener.Of(afterFullGc));
+        var life = new Life(lapCollections, early1Pause, listener.Of(early1), listener.Of(early3), gen1Pause, listener.Of(afterGen1), listener.Of(afterGen1Next), fullPause, afterFull, listener.Of(afterFullGc));
+        return new Result(pauses, gen1, gen0Bytes, promoted, duringCount, duringPauseUs, listener.Of(firstGc), life);
+    }
+
+    private static double Paused(Action collect)
+    {
+        TimeSpan before = GC.GetTotalPauseDuration();
+        collect();
+        return (GC.GetTotalPauseDuration() - before).TotalMilliseconds * 1000;
     }
 
     /// <summary>4 MB of short-lived objects, then a gen-0 collection; its pause in µs, read from the runtime.</summary>
@@ -226,7 +293,11 @@ internal static class GcPause
         Child,
     }
 
-    private sealed record Result(double[] Pauses, int Gen1, double Gen0Bytes, double PromotedBytes, int DuringCount, double DuringPauseUs, Phases First, double FullPause, double AfterFull, Phases AfterFullPhases);
+    private sealed record Result(double[] Pauses, int Gen1, double Gen0Bytes, double PromotedBytes, int DuringCount, double DuringPauseUs, Phases First, Life Life);
+
+    /// <summary>The collections before the calls, in µs: the appender's first gen-0 ones, a gen-1 one and the two gen-0
+    /// ones after it, a full blocking one and the gen-0 one after it.</summary>
+    private sealed record Life(int LapCollections, double Early1Pause, Phases Early1, Phases Early3, double Gen1Pause, Phases AfterGen1, Phases AfterGen1Next, double FullPause, double AfterFullPause, Phases AfterFull);
 
     /// <summary>Where one collection's pause went, from the timestamps of the runtime's events; -1 where one is missing.</summary>
     private sealed record Phases(double SuspendUs, double MarkUs, double CardsUs, double AfterMarkUs, double RestartUs, bool Compacted, double CardBytes);

@@ -205,7 +205,7 @@ internal static class ColdStart
     }
 
     /// <summary>The <c>dotnet</c> host that runs this process's runtime (this process may be the app host).</summary>
-    private static string DotnetHost()
+    internal static string DotnetHost()
     {
         string exe = RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? "dotnet.exe" : "dotnet";
         if (Path.GetFileName(Environment.ProcessPath) == exe)
