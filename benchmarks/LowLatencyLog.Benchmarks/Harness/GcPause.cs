@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using System.Globalization;
 using System.Linq;
@@ -10,7 +9,6 @@ using System.Text.Json;
 using System.Threading;
 using LowLatencyLog.Benchmarks.Baselines;
 using LowLatencyLog.Benchmarks.Cases;
-using LowLatencyLog.Benchmarks.Quick;
 
 namespace LowLatencyLog.Benchmarks;
 
@@ -88,30 +86,9 @@ internal static class GcPause
         return 0;
     }
 
-    private static Result RunChild(string sizes, int index)
-    {
-        var start = new ProcessStartInfo(ColdStart.DotnetHost())
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        start.ArgumentList.Add(typeof(GcPause).Assembly.Location);
-        start.ArgumentList.Add("--gc-pause-case");
-        start.ArgumentList.Add(sizes);
-        start.ArgumentList.Add(index.ToString(CultureInfo.InvariantCulture));
-        using Process child = Process.Start(start) ?? throw new InvalidOperationException("Could not start " + start.FileName);
-        var stderr = child.StandardError.ReadToEndAsync();
-        string stdout = child.StandardOutput.ReadToEnd();
-        child.WaitForExit();
-        string? line = stdout.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith(ResultPrefix, StringComparison.Ordinal));
-        if (child.ExitCode != 0 || line == null)
-        {
-            throw new InvalidOperationException($"The case's process failed (exit code {child.ExitCode}):{Environment.NewLine}{stdout}{stderr.Result}");
-        }
-
-        return JsonSerializer.Deserialize<Result>(line.Substring(ResultPrefix.Length))!;
-    }
+    private static Result RunChild(string sizes, int index) =>
+        ChildRun.Run<Result>(new[] { "--gc-pause-case", sizes, index.ToString(CultureInfo.InvariantCulture) }, ResultPrefix, null, out string failure)
+            ?? throw new InvalidOperationException("The case's process failed, " + failure);
 
     private static List<Case> Cases(string sizeList)
     {

@@ -4,7 +4,6 @@ using System.Diagnostics;
 using System.Globalization;
 using System.IO;
 using System.Linq;
-using System.Runtime.InteropServices;
 using System.Text.Json;
 using LowLatencyLog.Benchmarks.Cases;
 using LowLatencyLog.Benchmarks.Csv;
@@ -176,47 +175,15 @@ internal static class ColdStart
 
     private static ChildResult? RunChild(string caseName, MessageKind kind)
     {
-        var start = new ProcessStartInfo(DotnetHost())
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        start.ArgumentList.Add(typeof(ColdStart).Assembly.Location);
-        start.ArgumentList.Add("--cold-child");
-        start.ArgumentList.Add(caseName);
-        start.ArgumentList.Add(kind.ToString());
         // The runtime's default; the project's runtimeconfig sets 0, and environment variables win over it (.NET 9+).
-        start.Environment["DOTNET_TC_CallCountingDelayMs"] = "100";
-
-        using Process child = Process.Start(start) ?? throw new InvalidOperationException("Could not start " + start.FileName);
-        var stderr = child.StandardError.ReadToEndAsync();
-        string stdout = child.StandardOutput.ReadToEnd();
-        child.WaitForExit();
-        string? line = stdout.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith(ResultPrefix, StringComparison.Ordinal));
-        if (child.ExitCode != 0 || line == null)
+        var environment = new Dictionary<string, string> { ["DOTNET_TC_CallCountingDelayMs"] = "100" };
+        ChildResult? result = ChildRun.Run<ChildResult>(new[] { "--cold-child", caseName, kind.ToString() }, ResultPrefix, environment, out string failure);
+        if (result == null)
         {
-            Console.WriteLine($"  {caseName}, {kind}: the child failed (exit code {child.ExitCode}):");
-            Console.WriteLine(stdout + stderr.Result);
-            return null;
+            Console.WriteLine($"  {caseName}, {kind}: the child failed ({failure}");
         }
 
-        return JsonSerializer.Deserialize<ChildResult>(line.Substring(ResultPrefix.Length))!;
-    }
-
-    /// <summary>The <c>dotnet</c> host that runs this process's runtime (this process may be the app host).</summary>
-    internal static string DotnetHost()
-    {
-        string exe = RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? "dotnet.exe" : "dotnet";
-        if (Path.GetFileName(Environment.ProcessPath) == exe)
-        {
-            return Environment.ProcessPath!;
-        }
-
-        // <root>/shared/Microsoft.NETCore.App/<version>/
-        string root = Path.GetFullPath(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), "..", "..", ".."));
-        string host = Path.Combine(root, exe);
-        return File.Exists(host) ? host : exe;
+        return result;
     }
 
     /// <summary>One fresh pipeline's figures; rates in calls per second.</summary>
