@@ -277,26 +277,22 @@ internal static class GcPause
     private sealed record Life(int LapCollections, double Early1Pause, Phases Early1, Phases Early3, double Gen1Pause, Phases AfterGen1, Phases AfterGen1Next, double FullPause, double AfterFullPause, Phases AfterFull);
 
     /// <summary>Where one collection's pause went, from the timestamps of the runtime's events; -1 where one is missing.</summary>
-    private sealed record Phases(double SuspendUs, double MarkUs, double CardsUs, double AfterMarkUs, double RestartUs, bool Compacted, double CardBytes);
+    private sealed record Phases(double SuspendUs, double MarkUs, double CardsUs, double AfterMarkUs, double CardBytes);
 
     /// <summary>
     /// The runtime's GC events for each collection, in the order it raises them: suspension begins and ends, the
     /// collection starts, one mark event per kind of root (type 3 is the older generation: what a gen-0 collection
-    /// reaches through the cards of older objects, a buffer's slots), the collection ends, threads restart. The time
+    /// reaches through the cards of older objects, a buffer's slots), the collection ends. The time
     /// between two events is the time of the phase they bound.
     /// </summary>
     private sealed class PhaseListener : EventListener
     {
         private const int GcStart = 1;
         private const int GcEnd = 2;
-        private const int RestartEnd = 3;
-        private const int RestartBegin = 7;
         private const int SuspendEnd = 8;
         private const int SuspendBegin = 9;
         private const int MarkWithType = 202;
-        private const int GlobalHeapHistory = 205;
         private const int OlderGeneration = 3;
-        private const int CompactionMechanism = 0x2;
         private readonly ConcurrentDictionary<long, Record> _records = new();
         private Record? _current;
 
@@ -304,12 +300,11 @@ internal static class GcPause
         {
             if (!_records.TryGetValue(gcIndex, out Record? r))
             {
-                return new Phases(-1, -1, -1, -1, -1, false, -1);
+                return new Phases(-1, -1, -1, -1, -1);
             }
 
             static double Us(DateTime from, DateTime to) => from == default || to == default ? -1 : (to - from).TotalMilliseconds * 1000;
-            return new Phases(Us(r.SuspendBegin, r.SuspendEnd), Us(r.Start, r.LastMark), Us(r.BeforeCards, r.Cards), Us(r.LastMark, r.End),
-                Us(r.RestartBegin, r.RestartEnd), r.Compacted, r.CardBytes);
+            return new Phases(Us(r.SuspendBegin, r.SuspendEnd), Us(r.Start, r.LastMark), Us(r.BeforeCards, r.Cards), Us(r.LastMark, r.End), r.CardBytes);
         }
 
         protected override void OnEventSourceCreated(EventSource source)
@@ -351,17 +346,8 @@ internal static class GcPause
 
                     _current.LastMark = e.TimeStamp;
                     break;
-                case GlobalHeapHistory when _current != null:
-                    _current.Compacted = (Convert.ToInt32(Field("GlobalMechanisms"), CultureInfo.InvariantCulture) & CompactionMechanism) != 0;
-                    break;
                 case GcEnd when _current != null:
                     _current.End = e.TimeStamp;
-                    break;
-                case RestartBegin when _current != null:
-                    _current.RestartBegin = e.TimeStamp;
-                    break;
-                case RestartEnd when _current != null:
-                    _current.RestartEnd = e.TimeStamp;
                     break;
             }
         }
@@ -375,9 +361,6 @@ internal static class GcPause
             public DateTime Cards;
             public DateTime LastMark;
             public DateTime End;
-            public DateTime RestartBegin;
-            public DateTime RestartEnd;
-            public bool Compacted;
             public long CardBytes;
         }
     }
