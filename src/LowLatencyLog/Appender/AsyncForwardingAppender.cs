@@ -252,10 +252,13 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         {
             ReportProducerError(e);
         }
-
-        // Not in a finally: every exception is caught above.
-        taking[depth] = null;
-        t_depth = depth;
+        finally
+        {
+            // In a finally: on .NET Framework an abort (a request timeout) is raised again at the end of the catch, and
+            // a pooled thread whose guard stayed set would drop every later call as re-entrant.
+            taking[depth] = null;
+            t_depth = depth;
+        }
     }
 
     /// <summary>Log calls made on a thread while this appender was taking an event on the same thread (an argument's
