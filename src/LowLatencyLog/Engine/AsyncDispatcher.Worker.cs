@@ -98,7 +98,7 @@ internal sealed partial class AsyncDispatcher<T>
     [MethodImpl(Jit.Optimized)]
     private void Deliver(T[] items, int drained)
     {
-        // A slot whose store threw was published as a mark: it counts as drained (flushes wait for it) and as discarded.
+        // A slot whose store threw was published as a mark: it counts as drained (flushes wait for it), not as accepted.
         int count = ItemCopy.RemoveSkipped(items, drained);
         if (count != drained)
         {

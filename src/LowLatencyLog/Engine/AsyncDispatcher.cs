@@ -122,9 +122,8 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
         _worker = new Thread(Run) { IsBackground = true, Name = name };
     }
 
-    /// <summary>Events producers dropped under <see cref="OverflowAction.Discard"/>, and slots whose store threw (the
-    /// producer got the exception; the worker skipped the slot).</summary>
-    public long DiscardedCount => Interlocked.Read(ref _discarded.Value) + Interlocked.Read(ref _state.Skipped);
+    /// <summary>Events producers dropped under <see cref="OverflowAction.Discard"/>.</summary>
+    public long DiscardedCount => Interlocked.Read(ref _discarded.Value);
 
     /// <summary>Events handed to the sink.</summary>
     public long DeliveredCount => Interlocked.Read(ref _state.Delivered);
@@ -139,7 +138,8 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
     public long QueueDepth => _queue.Count;
 
     /// <summary>Events accepted by the queue so far: claims, less the skipped slots the worker has reached (a store that
-    /// threw accepted nothing). At rest, accepted = delivered + undelivered.</summary>
+    /// threw accepted nothing: its <see cref="Enqueue"/> threw, and the caller counts it). At rest, accepted = delivered
+    /// + undelivered.</summary>
     public long AcceptedCount => _queue.EnqueuedCount - Interlocked.Read(ref _state.Skipped);
 
     public bool IsClosed => _queue.IsClosed;
@@ -368,7 +368,7 @@ internal struct DispatcherWorkerState
     [FieldOffset(CacheLine.Size + 32)]
     public long Faults;
 
-    /// <summary>Skipped slots (a store that threw) drained so far: discarded, not accepted.</summary>
+    /// <summary>Skipped slots (a store that threw) drained so far: not accepted.</summary>
     [FieldOffset(CacheLine.Size + 40)]
     public long Skipped;
 
