@@ -1,6 +1,7 @@
 using System;
 using System.Threading;
 using log4net.Appender;
+using log4net.Core;
 using log4net.Filter;
 using log4net.Util;
 using LowLatencyLog.Capture;
@@ -153,7 +154,8 @@ public abstract partial class AsyncForwardingAppender
         {
             IAppender[] children = _children.Current;
             _carryObjects = ChildAppenders.MayReadEventObjects(children);
-            _capture = FixResolver.Resolve(settings.Fix, children, Note, Warn);
+            FixFlags capture = FixResolver.Resolve(settings.Fix, children, Note, Warn);
+            _capture = FixResolver.ReadPropertiesAsText(children) ? capture | CapturedContext.PropertiesAsText : capture;
         }
 
         FixResolver.WarnAboutMisses(settings.Fix, examined, Warn);

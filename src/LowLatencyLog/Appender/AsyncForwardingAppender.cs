@@ -41,21 +41,13 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     /// costly stack walk for the location.</summary>
     private const FixFlags EarlyFlags = FixResolver.Capturable & ~FixFlags.LocationInfo;
 
-    // The async appenders taking an event on this thread, outermost first (AppenderSkeleton's recursive guard, kept
-    // per thread since calling threads are not serialized here).
-    [ThreadStatic]
-    private static AsyncForwardingAppender?[]? t_taking;
-
-    [ThreadStatic]
-    private static int t_depth;
-
     // Read by the calling threads on every event.
     private volatile AsyncDispatcher<CapturedEvent>? _dispatcher;
     private volatile FilterAndThreshold _admission = FilterAndThreshold.Empty; // replaced under _childrenLock
     private FixFlags _capture = FixResolver.Always; // written under _childrenLock, read racily: a flag set is atomic
     private volatile bool _carryObjects = true; // with _capture: some child may read the event's message and exception objects
     private int _discardThresholdValue = AsyncAppenderSettings.DefaultDiscardThreshold.Value;
-    private long _reentrant;
+    private long _failed; // log calls whose event could not be queued: counted as discarded
 
     private readonly object _childrenLock = new object();
     private readonly ChildAppenders _children = new ChildAppenders();
@@ -94,8 +86,9 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     /// <summary>With <c>overflow=Discard</c>, the most severe level that may be dropped when the buffer is full; more
     /// severe events wait for room instead (setting <c>discardThreshold</c>, one of log4net's level names).</summary>
     /// <remarks>Default: <c>INFO</c>, so warnings and errors are never dropped. Exception: an event logged by a child
-    /// appender from the worker thread itself is dropped and counted when the buffer is full, whatever its level,
-    /// because only the worker makes room.</remarks>
+    /// appender from the worker thread itself (while it is flushed or closed; while it is delivered to, such a call is
+    /// re-entrant) is dropped and counted when the buffer is full, whatever its level, because only the worker makes
+    /// room.</remarks>
     public string? DiscardThreshold { get; set; }
 
     /// <summary>Which volatile fields are captured on the calling thread (setting <c>fix</c>): <c>Auto</c>, or log4net
@@ -163,9 +156,11 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     }
 
     /// <summary>Events dropped because the buffer was full (<c>overflow=Discard</c>, or an event a child logged from the
-    /// worker thread that found the buffer full). Each catch-up is also reported to the children as one
+    /// worker thread that found the buffer full), and log calls that failed to queue their event (the capture or the
+    /// copy into the buffer threw, or the thread was interrupted while it waited for room; each is reported through
+    /// the <see cref="ErrorHandler"/>). Each catch-up of the first kind is also reported to the children as one
     /// <c>WARN</c> event.</summary>
-    public long DiscardedCount => (Lifecycle.Running?.DiscardedCount ?? 0) + Lifecycle.DroppedBeforeActivation;
+    public long DiscardedCount => (Lifecycle.Running?.DiscardedCount ?? 0) + Lifecycle.DroppedBeforeActivation + Interlocked.Read(ref _failed);
 
     /// <summary>Events delivered to the children.</summary>
     public long DeliveredCount => Lifecycle.Running?.DeliveredCount ?? 0;
@@ -204,8 +199,8 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     /// <summary>Captures the event on the calling thread and queues it for the worker. Never throws.</summary>
     /// <param name="loggingEvent">The event; it is only read, never fixed or kept by the worker.</param>
     /// <remarks>A call made on the same thread while this appender takes an event (an argument's <c>ToString()</c>,
-    /// a filter or a property provider that logs) is not taken, as log4net's <c>AppenderSkeleton</c> drops it; it is
-    /// counted (<see cref="ReentrantCount"/>).</remarks>
+    /// a filter or a property provider that logs), or by a child while the worker delivers to it, is not taken, as
+    /// log4net's <c>AppenderSkeleton</c> drops it; it is counted (<see cref="ReentrantCount"/>).</remarks>
     [MethodImpl(Jit.Optimized)]
     public void DoAppend(LoggingEvent loggingEvent)
     {
@@ -252,47 +247,14 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         {
             ReportProducerError(e);
         }
-
-        // Not in a finally: every exception is caught above.
-        taking[depth] = null;
-        t_depth = depth;
-    }
-
-    /// <summary>Log calls made on a thread while this appender was taking an event on the same thread (an argument's
-    /// <c>ToString()</c> or a filter that logs): not taken, as log4net's own appenders drop them.</summary>
-    public long ReentrantCount => Interlocked.Read(ref _reentrant);
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool IsTakingOnThisThread(int depth)
-    {
-        AsyncForwardingAppender?[] taking = t_taking!;
-        for (int i = 0; i < depth; i++)
+        finally
         {
-            if (ReferenceEquals(taking[i], this))
-            {
-                return true;
-            }
+            // In a finally: on .NET Framework an abort (a request timeout) is raised again at the end of the catch, and
+            // a pooled thread whose guard stayed set would drop every later call as re-entrant.
+            taking[depth] = null;
+            t_depth = depth;
         }
-
-        return false;
     }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static AsyncForwardingAppender?[] Taking(int depth)
-    {
-        AsyncForwardingAppender?[]? taking = t_taking;
-        if (taking == null || depth >= taking.Length)
-        {
-            var larger = new AsyncForwardingAppender?[Math.Max(4, 2 * (depth + 1))];
-            taking?.CopyTo(larger, 0);
-            t_taking = taking = larger;
-        }
-
-        return taking;
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void CountReentrant() => Interlocked.Increment(ref _reentrant);
 
     /// <summary>Queues each event as <see cref="DoAppend(LoggingEvent)"/> does. Never throws.</summary>
     /// <param name="loggingEvents">The events.</param>
@@ -342,7 +304,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
             string.IsNullOrEmpty(Name) ? GetType().Name : Name,
             queueFactory,
             settings.BufferSize,
-            new ChildrenSink(_children, GetType(), () => Name, ReportError),
+            new GuardedSink(this, new ChildrenSink(_children, GetType(), () => Name, ReportError)),
             settings.Overflow,
             MaxBatchSize,
             settings.WaitStrategy,
@@ -392,7 +354,11 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void ReportProducerError(Exception e) => ReportError($"Appender [{Name}] failed to queue an event.", e);
+    private void ReportProducerError(Exception e)
+    {
+        Interlocked.Increment(ref _failed);
+        ReportError($"Appender [{Name}] failed to queue an event.", e);
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool IsDiscardable(Level? level) => level == null || level.Value <= _discardThresholdValue;

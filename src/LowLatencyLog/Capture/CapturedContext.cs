@@ -1,4 +1,6 @@
+using System;
 using log4net.Core;
+using log4net.Repository;
 using log4net.Util;
 using LowLatencyLog.Log4netInternals;
 
@@ -13,6 +15,15 @@ internal sealed class CapturedContext
 {
     /// <summary>The flags captured into this object.</summary>
     public const FixFlags Flags = FixFlags.Properties | FixFlags.LocationInfo | FixFlags.UserName | FixFlags.Identity;
+
+    /// <summary>
+    /// With <see cref="FixFlags.Properties"/>: a property value of any type but a string, number, date, <c>Guid</c> or
+    /// enum is rendered on the calling thread, with the repository's renderers, as log4net's layouts render it (set when
+    /// every child reads properties as text, <see cref="FixResolver.ReadPropertiesAsText"/>). Its <c>ToString()</c> then
+    /// runs where log4net's own appenders run it: on the calling thread, inside the appender's re-entrancy guard, and
+    /// never on the worker (where a value that logs would log during a shutdown that holds log4net's locks).
+    /// </summary>
+    public const FixFlags PropertiesAsText = (FixFlags)0x40000000;
 
     private LocationInfo? _location;
     private readonly CallerLocation? _caller;
@@ -66,7 +77,7 @@ internal sealed class CapturedContext
         }
 
         return new CapturedContext(
-            (flags & FixFlags.Properties) != 0 ? CaptureProperties(source) : null,
+            (flags & FixFlags.Properties) != 0 ? CaptureProperties(source, (flags & PropertiesAsText) != 0) : null,
             caller == null && (flags & FixFlags.LocationInfo) != 0 ? source.LocationInformation : null,
             caller,
             (flags & FixFlags.UserName) != 0 ? source.UserName : null,
@@ -78,8 +89,9 @@ internal sealed class CapturedContext
     /// A private copy of the event's properties (global, logical-thread, thread and event properties merged, as on the
     /// producer thread), with <see cref="IFixingRequired"/> values replaced by their fixed form. NDC is a live
     /// <c>ThreadContextStack</c>: without this it would render whatever the stack holds when the worker formats.
+    /// With <paramref name="asText"/>, values are rendered (<see cref="PropertiesAsText"/>).
     /// </summary>
-    private static PropertiesDictionary CaptureProperties(LoggingEvent source)
+    private static PropertiesDictionary CaptureProperties(LoggingEvent source, bool asText)
     {
         // GetProperties returns a dictionary the event caches and shares with siblings: copy, never modify it.
         bool built = EventFields.HasCompositeProperties(source);
@@ -98,9 +110,40 @@ internal sealed class CapturedContext
                 value = fixing.GetFixedObject();
             }
 
+            if (asText && value != null && !IsInert(value))
+            {
+                value = Render(value, source.Repository);
+            }
+
             copy[key] = value; // a null value too: %properties writes it, as for the live event
         }
 
         return copy;
+    }
+
+    /// <summary>Whether a value renders the same whenever it is rendered, without running application code: a string,
+    /// a number, a date, a <c>Guid</c>, an enum.</summary>
+    private static bool IsInert(object value)
+    {
+        Type type = value.GetType();
+        return Type.GetTypeCode(type) != TypeCode.Object || type == typeof(Guid) || type == typeof(TimeSpan) || type == typeof(DateTimeOffset);
+    }
+
+    /// <summary>The text log4net's <c>%property</c> writes for <paramref name="value"/>.</summary>
+    private static object Render(object value, ILoggerRepository? repository)
+    {
+        if (repository != null)
+        {
+            return repository.RendererMap.FindAndRender(value);
+        }
+
+        try
+        {
+            return value.ToString() ?? string.Empty; // log4net writes a null ToString() as nothing
+        }
+        catch (Exception)
+        {
+            return value; // rendered (and failing) where log4net would, in the child's layout
+        }
     }
 }

@@ -191,6 +191,56 @@ internal static partial class FixResolver
         }
     }
 
+    /// <summary>
+    /// Whether every reader of the properties among <paramref name="children"/> (and the appenders nested under them)
+    /// writes them as text, rendered with the repository's renderers: log4net's and this library's appenders, with
+    /// layouts and filters this class knows. Then a value may be rendered on the calling thread
+    /// (<see cref="CapturedContext.PropertiesAsText"/>); otherwise a reader may want the object itself (a JSON layout,
+    /// an ADO.NET parameter), and values are carried as they are.
+    /// </summary>
+    public static bool ReadPropertiesAsText(IAppender[] children)
+    {
+        var visited = new HashSet<IAppender>();
+        t_unknownReader = false;
+        foreach (IAppender child in children)
+        {
+            if (!AllKnownTypes(child, visited))
+            {
+                return false;
+            }
+
+            Required(child);
+        }
+
+        return !t_unknownReader;
+    }
+
+    private static bool AllKnownTypes(IAppender appender, HashSet<IAppender> visited)
+    {
+        if (!visited.Add(appender))
+        {
+            return true;
+        }
+
+        if (!IsKnownType(appender) || appender is AdoNetAppender)
+        {
+            return false;
+        }
+
+        if (appender is IAppenderAttachable parent)
+        {
+            foreach (IAppender child in parent.Appenders)
+            {
+                if (!AllKnownTypes(child, visited))
+                {
+                    return false;
+                }
+            }
+        }
+
+        return true;
+    }
+
     /// <summary>Whether <paramref name="appender"/> is log4net's or this library's, whose reads fix=Auto knows.</summary>
     public static bool IsKnownType(IAppender appender)
     {

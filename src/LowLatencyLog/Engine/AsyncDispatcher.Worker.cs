@@ -98,8 +98,13 @@ internal sealed partial class AsyncDispatcher<T>
     [MethodImpl(Jit.Optimized)]
     private void Deliver(T[] items, int drained)
     {
-        // A slot whose store threw was published as a mark: it counts as drained (flushes wait for it), nothing more.
+        // A slot whose store threw was published as a mark: it counts as drained (flushes wait for it), not as accepted.
         int count = ItemCopy.RemoveSkipped(items, drained);
+        if (count != drained)
+        {
+            Interlocked.Add(ref _state.Skipped, drained - count);
+        }
+
         if (Abandoned)
         {
             // Close gave up waiting: what is still here is counted, not delivered.

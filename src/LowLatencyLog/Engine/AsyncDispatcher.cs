@@ -137,8 +137,10 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
     /// <summary>Items waiting in the queue (approximate).</summary>
     public long QueueDepth => _queue.Count;
 
-    /// <summary>Events accepted by the queue so far.</summary>
-    public long AcceptedCount => _queue.EnqueuedCount;
+    /// <summary>Events accepted by the queue so far: claims, less the skipped slots the worker has reached (a store that
+    /// threw accepted nothing: its <see cref="Enqueue"/> threw, and the caller counts it). At rest, accepted = delivered
+    /// + undelivered.</summary>
+    public long AcceptedCount => _queue.EnqueuedCount - Interlocked.Read(ref _state.Skipped);
 
     public bool IsClosed => _queue.IsClosed;
 
@@ -340,7 +342,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 }
 
 /// <summary>What the worker writes on every batch, on lines of its own, away from what producers read.</summary>
-[StructLayout(LayoutKind.Explicit, Size = 2 * CacheLine.Size + 48)]
+[StructLayout(LayoutKind.Explicit, Size = 2 * CacheLine.Size + 56)]
 internal struct DispatcherWorkerState
 {
     /// <summary>Items taken from the queue (delivered, or counted as undelivered after an abandoned close).</summary>
@@ -366,6 +368,10 @@ internal struct DispatcherWorkerState
     [FieldOffset(CacheLine.Size + 32)]
     public long Faults;
 
+    /// <summary>Skipped slots (a store that threw) drained so far: not accepted.</summary>
     [FieldOffset(CacheLine.Size + 40)]
+    public long Skipped;
+
+    [FieldOffset(CacheLine.Size + 48)]
     public int ConsecutiveFaults;
 }

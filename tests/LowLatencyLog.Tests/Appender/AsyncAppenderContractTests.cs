@@ -375,7 +375,11 @@ public sealed class AsyncAppenderContractTests : AsyncAppenderFixture
             }
         };
         harness.Logger().Info("e0");
-        Assert.That(child.WaitForCount(2), Is.True, "the echo of an event logged from the worker is delivered too");
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+        // SPEC 18: a call a child makes into this same appender while the worker delivers to it is dropped and
+        // counted, as log4net's forwarding appender drops it on the thread that delivers.
+        Assert.That(child.Count, Is.EqualTo(1), "the echo is not taken");
+        Assert.That(Async(harness).ReentrantCount, Is.EqualTo(1), "the echo is counted");
 
         child.Hold();
         harness.Logger().Info("during shutdown");

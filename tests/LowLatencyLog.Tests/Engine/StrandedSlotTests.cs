@@ -72,6 +72,10 @@ public sealed class StrandedSlotTests
         Assert.That(closed, Is.True);
         Assert.That(sink.Values, Is.EqualTo(expected), "every other event delivered once, in order; no mark delivered");
         Assert.That(dispatcher.DeliveredCount, Is.EqualTo(expected.Length));
+
+        // The counters add up: a failed store is not accepted (its call got the exception, and the caller counts it).
+        Assert.That(dispatcher.AcceptedCount, Is.EqualTo(dispatcher.DeliveredCount + dispatcher.UndeliveredCount), "accepted = delivered + undelivered");
+        Assert.That(dispatcher.AcceptedCount + thrownCount, Is.EqualTo(5 * Capacity), "sent = accepted + failed");
     }
 
     // Some in the middle, and the last one before the flush and close.

@@ -69,6 +69,45 @@ public sealed class MetricsTests : AsyncAppenderFixture
         Assert.That(async.DeliveredCount, Is.EqualTo(2), "the outer calls only");
     }
 
+    /// <summary>
+    /// A call whose event cannot be queued (here its capture throws; a copy into the buffer that runs out of memory
+    /// is the same) counts as discarded: what was sent = accepted + discarded, and accepted = delivered.
+    /// </summary>
+    [Test]
+    public void ACallThatFailsToQueue_CountsAsDiscarded_TheCountersAddUp()
+    {
+        Log4netHarness harness = Configure(appenders: RecordingChild(pattern: "%message %property{failing}"));
+        AsyncForwardingAppender async = Async(harness);
+        var errors = new RecordingErrorHandler();
+        async.ErrorHandler = errors;
+        var log = harness.Logger();
+        log.Info("before");
+        log4net.ThreadContext.Properties["failing"] = new FailsToFix();
+        try
+        {
+            log.Info("failing");
+        }
+        finally
+        {
+            log4net.ThreadContext.Properties.Remove("failing");
+        }
+
+        log.Info("after");
+        Assert.That(async.Flush(30_000), Is.True);
+
+        Assert.That(errors.Errors, Has.Some.Contains("failed to queue an event"));
+        Assert.That(async.DiscardedCount, Is.EqualTo(1), "the failed call");
+        Dictionary<string, long> done = Collect("async");
+        Assert.That(done["lowlatencylog.events.accepted"], Is.EqualTo(2));
+        Assert.That(done["lowlatencylog.events.delivered"], Is.EqualTo(done["lowlatencylog.events.accepted"]));
+        Assert.That(done["lowlatencylog.events.accepted"] + done["lowlatencylog.events.discarded"], Is.EqualTo(3), "sent = accepted + discarded");
+    }
+
+    private sealed class FailsToFix : log4net.Core.IFixingRequired
+    {
+        public object GetFixedObject() => throw new System.InvalidOperationException("injected: the value cannot be fixed");
+    }
+
     private sealed class LogsWhenFormatted
     {
         private readonly log4net.ILog _log;
