@@ -16,7 +16,7 @@ namespace LowLatencyLog.Files;
 /// </summary>
 /// <remarks>
 /// Called under the appender's lock, as the <see cref="FileWriter"/> it writes through. The loops are generic over the
-/// renderer, a struct: the layout's render is a direct call, as inlinable as it was in the appender. An event whose
+/// renderer, a struct: the layout's render is a direct call, inlined as it was in the appender. An event whose
 /// rendering throws is dropped whole and reported; the batch goes on.
 /// </remarks>
 internal sealed class FileSink
@@ -108,7 +108,8 @@ internal sealed class FileSink
         EndAppend(batch: true);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    // Fully optimized from its first call, as the loop (its try/catch keeps it out of the loop): the render is inlined here.
+    [MethodImpl(Jit.Optimized)]
     private void AppendOne<TEvent, TRenderer>(ref TRenderer renderer, in TEvent loggingEvent)
         where TRenderer : struct, IEventRenderer<TEvent>
     {
