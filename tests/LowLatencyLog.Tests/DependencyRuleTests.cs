@@ -24,13 +24,15 @@ public sealed class DependencyRuleTests
     /// <summary>
     /// What each folder is for, and the folders its code may use, from the top down. An event's path on the calling
     /// thread is Appender → Forwarding → Capture → Engine (the queue); the worker's is Engine → the sink interface
-    /// Forwarding implements → the child appenders → Files, Text and Layout when the child is the library's file
-    /// appender. Every folder has a row; a row lists exactly what the code uses, so a new use is a decision made here.
+    /// Forwarding implements → the child appenders, and when the child is the library's file appender, one hand-over
+    /// per batch to Files' sink → Layout through the renderer interface Text declares → Text's buffer, each folder
+    /// once: the appender names no Text type, Files no Layout type. Every folder has a row; a row lists exactly what
+    /// the code uses, so a new use is a decision made here.
     /// </summary>
     private static readonly Dictionary<string, string[]> MayUse = new Dictionary<string, string[]>
     {
         // The public appenders: log4net's lifecycle and settings, and the wiring of everything below.
-        ["Appender"] = new[] { "Capture", "Configuration", "Engine", "Files", "Forwarding", "Layout", "Log4netInternals", "Runtime", "Text" },
+        ["Appender"] = new[] { "Capture", "Configuration", "Engine", "Files", "Forwarding", "Layout", "Log4netInternals", "Runtime" },
         // The call-site interceptor's runtime half: a log call that captures its location without a stack walk.
         ["CallSites"] = new[] { "Capture", "Log4netInternals" },
         // The public appenders' settings: log4net's text read, checked and reported into the types of the folders they set.
@@ -43,10 +45,12 @@ public sealed class DependencyRuleTests
         ["Capture"] = new[] { "Engine", "Log4netInternals" },
         // The queues and the worker thread, generic over the slot: no log4net, no files.
         ["Engine"] = new[] { "Runtime" },
-        // The file appenders' files: the writer (open, retry, header and footer, flush, lengths) and the file's locks,
+        // The file appenders' files: the sink each append is handed to (roll checks, rendering through Text's renderer
+        // interface, the write), the writer (open, retry, header and footer, flush, lengths) and the file's locks,
         // shares, rolls and names; it writes the encoded events of Text.
-        ["Files"] = new[] { "Text" },
-        // The file appenders' text: events encoded into a byte buffer written to a stream.
+        ["Files"] = new[] { "Runtime", "Text" },
+        // The file appenders' text: events encoded into a byte buffer written to a stream, and the renderer interface
+        // through which a layout writes an event into it.
         ["Text"] = new[] { "Runtime" },
         // Every private or by-name part of log4net the library reaches, with what it does when one is missing.
         ["Log4netInternals"] = new string[0],

@@ -13,7 +13,6 @@ using LowLatencyLog.Forwarding;
 using LowLatencyLog.Layout;
 using LowLatencyLog.Log4netInternals;
 using LowLatencyLog.Runtime;
-using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Appender;
 
@@ -46,8 +45,11 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     /// <summary>How long the buffer's flush may wait for the appender's lock when the process is dying.</summary>
     private const int CrashFlushTimeout = 1000;
 
-    // The file: written under LockObj (taken by DoAppend, OnClose, Flush and the writer's timer).
+    // The file, and the sink each append is handed to: used under LockObj (taken by DoAppend, OnClose, Flush and the
+    // writer's timer).
     private readonly FileWriter _file;
+
+    private readonly FileSink _sink;
 
     // Read at ActivateOptions.
     private bool _fastLayout = true;
@@ -82,7 +84,11 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
 
     /// <summary>An appender that opens its files through <paramref name="files"/>; date rolls read
     /// <paramref name="clock"/> unless the settings give another.</summary>
-    internal BufferedFileAppender(IFileSystem files, IClock clock) => _file = new FileWriter(files, clock, this, LockObj);
+    internal BufferedFileAppender(IFileSystem files, IClock clock)
+    {
+        _file = new FileWriter(files, clock, this, LockObj);
+        _sink = new FileSink(_file, this);
+    }
 
     /// <summary>True when events are rendered by the compiled fast layout path, for tests.</summary>
     internal bool UsesFastLayout => _compiled != null;
@@ -252,9 +258,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
             return; // logged back into this appender while it renders captured events: dropped, as log4net does
         }
 
-        _file.BeforeBatch();
-        AppendOne(loggingEvent);
-        _file.EndAppend(batch: false);
+        _sink.Append(loggingEvent, Renderer());
     }
 
     /// <summary>Renders a batch into the buffer and writes it with one write and at most one flush.</summary>
@@ -269,24 +273,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
             return;
         }
 
-        _file.BeforeBatch();
-        if (loggingEvents is List<LoggingEvent> list)
-        {
-            // What DoAppend(LoggingEvent[]) passes: indexed, without an enumerator behind an interface.
-            for (int i = 0; i < list.Count; i++)
-            {
-                AppendOne(list[i]);
-            }
-        }
-        else
-        {
-            foreach (LoggingEvent loggingEvent in loggingEvents)
-            {
-                AppendOne(loggingEvent);
-            }
-        }
-
-        _file.EndAppend(batch: true);
+        _sink.Append(loggingEvents, Renderer());
     }
 
     /// <summary>Writes the layout's footer, writes everything buffered and closes the file.</summary>
@@ -347,56 +334,16 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     void IFileWriterOwner.ReportTimerFailure(Exception ex) =>
         LogLog.Error(GetType(), $"Appender [{Name}]: the flush timer failed.", ex);
 
-    // Rendering events into the buffer: log4net events, captured slots, the compiled layout.
-
-    private void AppendOne(LoggingEvent loggingEvent)
+    // The renderers the sink renders with: the compiled layout when there is one (compiled again first if the layout
+    // was replaced or activated again), else the layout itself.
+    private LoggingEventRenderer Renderer()
     {
-        _file.BeforeEvent();
-        EventBufferWriter writer = _file.Buffer!;
-        try
+        if (LayoutChanged())
         {
-            if (LayoutChanged())
-            {
-                CompileLayout();
-            }
-
-            if (_compiled != null)
-            {
-                _compiled.Render(writer, loggingEvent);
-            }
-            else
-            {
-                RenderLoggingEvent(writer, loggingEvent);
-            }
-
-            writer.EndEvent();
+            CompileLayout();
         }
-        catch (Exception ex)
-        {
-            DropEvent(writer, ex);
-        }
-    }
 
-    [MethodImpl(Jit.Optimized)]
-    private void AppendOne(CompiledLayout compiled, in CapturedEvent captured)
-    {
-        _file.BeforeEvent();
-        EventBufferWriter writer = _file.Buffer!;
-        try
-        {
-            compiled.Render(writer, captured);
-            writer.EndEvent();
-        }
-        catch (Exception ex)
-        {
-            DropEvent(writer, ex);
-        }
-    }
-
-    private void DropEvent(EventBufferWriter writer, Exception ex)
-    {
-        writer.AbandonEvent();
-        ReportError("Could not render an event through the layout; the event is dropped.", ex, ErrorCode.GenericFailure);
+        return new LoggingEventRenderer(_compiled, Layout);
     }
 
     /// <inheritdoc/>
@@ -415,7 +362,8 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     /// <remarks>
     /// Taken when the layout is compiled, no filter is set and the appender is one of this library's own types (a
     /// subclass may override what <c>AppenderSkeleton</c> calls). The steps are <c>DoAppend(LoggingEvent[])</c>'s:
-    /// the lock, the closed check, the threshold, <see cref="PreAppendCheck"/> once, the batch, its errors.
+    /// the lock, the closed check, then the batch handed to the sink once (the threshold, <see cref="PreAppendCheck"/>
+    /// at the first event that passes it, each event rendered), its errors.
     /// </remarks>
     [MethodImpl(Jit.Optimized)]
     bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
@@ -452,34 +400,9 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
             try
             {
                 _appendingCaptured = true;
-                bool checkedOnce = false;
-                for (int i = 0; i < count; i++)
+                if (!_sink.Append(items, count, new CapturedEventRenderer(compiled, Threshold)))
                 {
-                    ref readonly CapturedEvent captured = ref items[i];
-                    if (!IsAsSevereAsThreshold(captured.Level))
-                    {
-                        continue;
-                    }
-
-                    if (!checkedOnce)
-                    {
-                        if (!PreAppendCheck())
-                        {
-                            return true;
-                        }
-
-                        checkedOnce = true;
-                        _file.BeforeBatch();
-                    }
-
-                    AppendOne(compiled, captured);
-                }
-
-                if (checkedOnce)
-                {
-                    // Not a write: the worker flushes when its queue runs empty, and while it is behind, the writes are
-                    // the buffer's size, which the kernel takes faster than a write per batch (docs/file-appenders.md).
-                    _file.EndAppend(batch: false);
+                    PreAppendCheck(); // an event to write and no file: reported as DoAppend's check reports it
                 }
             }
             catch (Exception ex)

@@ -9,16 +9,17 @@ using LowLatencyLog.Text;
 namespace LowLatencyLog.Files;
 
 /// <summary>
-/// The file behind a buffered file appender: opens it (byte-order mark, header), writes the buffer's complete events
-/// to it, retries a failed open or write, notices a file deleted, replaced or cut short, counts its length for the size
-/// rolls, rolls it at event boundaries, takes the locks of its locking model, arms the flush timer, and closes it
-/// (footer).
+/// The file behind a buffered file appender: opens it (byte-order mark, header; <c>FileWriter.Open.cs</c>), writes the
+/// buffer's complete events to it, retries a failed open or write, notices a file deleted, replaced or cut short, rolls
+/// it at the event boundaries its <see cref="FileSink"/> picks and counts its length for the size rolls
+/// (<c>FileWriter.Rolling.cs</c>), takes the locks of its locking model, arms the flush timer, and closes it (footer).
 /// </summary>
 /// <remarks>
+/// The appender calls the lifecycle members (configure, start, flush, close); its <see cref="FileSink"/> the rest.
 /// Every member is called under the appender's lock (<c>gate</c>, asserted), which the flush timer takes too. Failures
 /// are reported to the <see cref="IFileWriterOwner"/> and never thrown.
 /// </remarks>
-internal sealed class FileWriter
+internal sealed partial class FileWriter
 {
     // Retrying a failed open or write from the logging path at most this often keeps an outage from costing a system
     // call per event; the deletion check likewise runs at most this often except on an explicit flush.
@@ -109,60 +110,6 @@ internal sealed class FileWriter
         _rolling = rolling;
     }
 
-    /// <summary>Takes the locks of <paramref name="sharing"/>, prepares the files (a rolling policy rolls what earlier
-    /// runs left) and opens the file (a failed open is reported and retried).</summary>
-    /// <param name="fullPath">The path as written, absolute: the shared lock's name.</param>
-    /// <param name="path">The file, environment variables expanded.</param>
-    /// <param name="sharing">The locking model.</param>
-    /// <param name="bufferSize">The buffer's size in bytes.</param>
-    /// <param name="append">False to truncate the file.</param>
-    /// <param name="rollingLock">Take a rolling lock, as log4net's own appender for these settings does.</param>
-    /// <returns>False if the shared lock could not be had (reported): nothing is written.</returns>
-    public bool Start(string fullPath, string path, FileSharing sharing, int bufferSize, bool append, bool rollingLock)
-    {
-        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
-        if (!SetLocking(sharing, fullPath, rollingLock))
-        {
-            _writer = null; // refused: reported, and nothing is written without the lock
-            return false;
-        }
-
-        _writer = new EventBufferWriter(_encoding, bufferSize);
-        _reportedDrops = 0;
-        _closed = false;
-        try
-        {
-            if (_shared)
-            {
-                // Another process may be rolling these files right now.
-                string start = path;
-                _sharedLock!.EnterRoll();
-                try
-                {
-                    start = StartFiles(start, append);
-                }
-                finally
-                {
-                    _sharedLock.ExitRoll();
-                }
-
-                path = start;
-            }
-            else
-            {
-                path = StartFiles(path, append);
-            }
-        }
-        catch (Exception ex)
-        {
-            _owner.ReportError($"Could not prepare the files of [{path}].", ex, ErrorCode.GenericFailure);
-        }
-
-        // A first open that fails is retried as it was meant: appendToFile=false still truncates, with a header.
-        _firstOpen = Open(path, append, recovering: false) ? null : append;
-        return true;
-    }
-
     /// <summary>No file is written (the setting is missing): the buffer is dropped.</summary>
     public void Stop()
     {
@@ -206,60 +153,31 @@ internal sealed class FileWriter
         return done;
     }
 
-    /// <summary>Before the first event of a batch (a single event is a batch of one): a date roll, the clock read once
-    /// per batch rather than per event.</summary>
-    public void BeforeBatch()
-    {
-        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
-        RollingPolicy? rolling = _rolling;
-        if (rolling != null && rolling.DateRollDue())
-        {
-            Roll(rolling, byDate: true);
-        }
-    }
+    /// <summary>The appender's lock, under which every member is called.</summary>
+    internal object Gate => _gate;
 
-    /// <summary>Before each event is rendered: a size roll.</summary>
-    public void BeforeEvent()
-    {
-        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
-        RollingPolicy? rolling = _rolling;
-        if (rolling == null)
-        {
-            return;
-        }
+    /// <summary>How the file rolls; null for a file that never rolls.</summary>
+    internal RollingPolicy? Rolling => _rolling;
 
-        // Never while no file is open (the next one failed to open and is retried: rolling again would shift the
-        // backups once per event), and after a roll that could not move the file, not again for a while.
-        long limit = rolling.SizeLimit;
-        if (limit != long.MaxValue && _stream != null && CurrentFileLength(limit) >= limit && rolling.SizeRollAllowed)
-        {
-            Roll(rolling, byDate: false);
-            rolling.AfterSizeRoll();
-        }
-    }
+    /// <summary>Whether the file is open now (not while a failed open waits for its retry).</summary>
+    internal bool IsOpen => _stream != null;
 
-    /// <summary>After the events of an append are rendered: written out at a batch's end or with immediateFlush, else
-    /// on the timer (or a retry when one is due).</summary>
-    public void EndAppend(bool batch)
+    /// <summary>Whether each append is written and flushed before it returns.</summary>
+    internal bool ImmediateFlush => _immediateFlush;
+
+    /// <summary>Whether the last open or write failed: the next attempt waits for <see cref="RetryDue"/>.</summary>
+    internal bool Failing => _failing;
+
+    /// <summary>Whether a failed open or write may be tried again now.</summary>
+    internal bool RetryDue => Stopwatch.GetTimestamp() >= _retryAt;
+
+    /// <summary>Arms the flush timer for what was buffered, unless it is armed already or the interval is 0.</summary>
+    internal void ArmFlushTimer()
     {
-        Debug.Assert(Monitor.IsEntered(_gate), "called under the appender's lock");
-        if (batch || _immediateFlush)
-        {
-            WriteOut(flushStream: _immediateFlush, force: false);
-        }
-        else if (_failing)
-        {
-            if (Stopwatch.GetTimestamp() >= _retryAt)
-            {
-                WriteOut(flushStream: false, force: false);
-            }
-        }
-        else if (!_timerArmed && _flushInterval > 0)
+        if (!_timerArmed && _flushInterval > 0)
         {
             ArmTimer(_flushInterval);
         }
-
-        ReportProblems();
     }
 
     /// <summary>
@@ -267,7 +185,7 @@ internal sealed class FileWriter
     /// when the check is due, if it disappeared. Never throws; failures are reported and retried later.
     /// </summary>
     /// <returns>True if nothing is left in the buffer.</returns>
-    private bool WriteOut(bool flushStream, bool force)
+    internal bool WriteOut(bool flushStream, bool force)
     {
         EventBufferWriter writer = _writer!;
         long now = Stopwatch.GetTimestamp();
@@ -358,37 +276,8 @@ internal sealed class FileWriter
         ArmTimer(RetryIntervalMs);
     }
 
-    /// <summary>Counts the file's length from here on: <paramref name="fileLength"/> bytes in the file, and what the
-    /// writer encodes from now (the size rolls read it, <see cref="CurrentFileLength"/>).</summary>
-    private void CountFrom(long fileLength)
-    {
-        EventBufferWriter writer = _writer!;
-        _lengthAtOpen = fileLength;
-        _countMark = writer.EncodedBytes - writer.CompleteLength;
-    }
-
-    /// <summary>The bytes the current file holds, the events still buffered for it included.</summary>
-    /// <param name="limit">The caller only needs to know whether the length reaches this value; below it, with
-    /// events not yet encoded, an upper bound may be returned instead of the exact length.</param>
-    internal long CurrentFileLength(long limit)
-    {
-        EventBufferWriter writer = _writer!;
-        long length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
-        if (writer.PendingChars > 0 && length + _encoding.GetMaxByteCount(writer.PendingChars) >= limit)
-        {
-            writer.EncodePending();
-            length = _lengthAtOpen + (writer.EncodedBytesBetweenEvents - _countMark);
-        }
-        else if (writer.PendingChars > 0)
-        {
-            length += _encoding.GetMaxByteCount(writer.PendingChars);
-        }
-
-        return length;
-    }
-
     /// <summary>Reports a write failure met inside the writer and events it had to drop.</summary>
-    private void ReportProblems()
+    internal void ReportProblems()
     {
         EventBufferWriter writer = _writer!;
         Exception? failure = writer.TakeWriteFailure();
@@ -406,87 +295,6 @@ internal sealed class FileWriter
             _reportedDrops = dropped;
         }
     }
-
-    /// <summary>Opens the file again after a failure: as the first open meant to, if that one never succeeded.</summary>
-    private bool Reopen()
-    {
-        bool? first = _firstOpen;
-        bool opened = first is { } append ? Open(_path!, append, recovering: false) : Open(_path!, append: true, recovering: true);
-        if (opened)
-        {
-            _firstOpen = null;
-        }
-
-        return opened;
-    }
-
-    /// <summary>Opens the file: byte-order mark for an empty file, a newline after a torn last line, the header.</summary>
-    /// <param name="path">The file.</param>
-    /// <param name="append">False to truncate it.</param>
-    /// <param name="recovering">True when opening again after a failure: the header is written only if the file is new.</param>
-    /// <param name="reuse">An open handle on <paramref name="path"/> to truncate and write on, instead of opening it.</param>
-    private bool Open(string path, bool append, bool recovering, Stream? reuse = null)
-    {
-        EventBufferWriter writer = _writer!;
-        _path = path;
-        try
-        {
-            bool midLine = append && !_shared && LogFile.EndsMidLine(path, _encoding); // a shared stream checks under its lock
-            Stream stream = reuse != null ? Truncated(reuse) : OpenFileStream(path, append);
-            long length;
-            try
-            {
-                length = stream.CanSeek || stream is SharedFileStream ? stream.Length : 0;
-                var prefix = new StringBuilder();
-                if (midLine)
-                {
-                    prefix.Append(Environment.NewLine);
-                }
-
-                string? header = _owner.Header;
-                if (header != null && (!recovering || length == 0))
-                {
-                    prefix.Append(header);
-                }
-
-                // Written straight to the file, ahead of anything already buffered for it.
-                byte[] preamble = length == 0 ? _encoding.GetPreamble() : Array.Empty<byte>();
-                byte[] text = _encoding.GetBytes(prefix.ToString());
-                if (preamble.Length + text.Length > 0)
-                {
-                    byte[] bytes = new byte[preamble.Length + text.Length];
-                    System.Buffer.BlockCopy(preamble, 0, bytes, 0, preamble.Length);
-                    System.Buffer.BlockCopy(text, 0, bytes, preamble.Length, text.Length);
-                    stream.Write(bytes, 0, bytes.Length);
-                }
-            }
-            catch
-            {
-                stream.Dispose();
-                throw;
-            }
-
-            _stream = stream;
-            writer.Stream = stream;
-            writer.EncodePending();
-            CountFrom(length);
-            _failing = false;
-            _nextExistenceCheck = Stopwatch.GetTimestamp() + Ticks(ExistenceCheckIntervalMs);
-            return true;
-        }
-        catch (Exception ex)
-        {
-            _owner.ReportError(
-                $"Could not open the file [{path}]; events are kept in memory and opening is retried.", ex, ErrorCode.FileOpenFailure);
-            RetryLater(); // no timer once closed (ArmTimer checks)
-            return false;
-        }
-    }
-
-    /// <summary>Closes the current file for a roll: the footer, then the buffered events; with
-    /// <paramref name="keepStream"/> (a size roll that truncates the same file) the handle stays open if everything was
-    /// written.</summary>
-    internal void CloseForRoll(bool keepStream) => CloseFile(writeFooter: true, keepStream: keepStream);
 
     /// <summary>Writes the footer (if the file is open) and everything buffered, then closes the file.</summary>
     /// <param name="writeFooter">Write the layout's footer first.</param>
@@ -582,21 +390,6 @@ internal sealed class FileWriter
         return stream;
     }
 
-    private static Stream Truncated(Stream stream)
-    {
-        try
-        {
-            stream.SetLength(0);
-            stream.Position = 0;
-            return stream;
-        }
-        catch
-        {
-            stream.Dispose(); // Open reports the failure and retries with a fresh handle
-            throw;
-        }
-    }
-
     private void ArmTimer(int dueMs)
     {
         if (_timerArmed || _closed)
@@ -647,98 +440,6 @@ internal sealed class FileWriter
 
     private static long Ticks(int milliseconds) => milliseconds * Stopwatch.Frequency / 1000;
 
-    /// <summary>
-    /// Rolls at an event boundary: the policy closes the current file (footer, buffered events written), renames the
-    /// files and returns the file to open next, which is truncated unless the current file could not be moved away and
-    /// keeps its events.
-    /// </summary>
-    /// <remarks>A size roll of a file shared with other processes happens only if the file still holds the limit
-    /// (another process may have rolled it meanwhile).</remarks>
-    private void Roll(RollingPolicy rolling, bool byDate)
-    {
-        if (_shared)
-        {
-            // Under the lock every writer of the file takes around its writes: no process appends to a file being
-            // renamed, and the next write of each goes to the new one.
-            try
-            {
-                _sharedLock!.EnterRoll();
-            }
-            catch (IOException ex)
-            {
-                _owner.ReportError("Could not roll the log file: " + ex.Message, ex, ErrorCode.GenericFailure);
-                return;
-            }
-
-            try
-            {
-                long sizeLimit = byDate ? -1 : rolling.SizeLimit;
-                if (sizeLimit < 0 || SharedFileStillHolds(sizeLimit))
-                {
-                    RollLocked(rolling, byDate);
-                }
-            }
-            finally
-            {
-                _sharedLock.ExitRoll();
-            }
-
-            return;
-        }
-
-        RollLocked(rolling, byDate);
-    }
-
-    /// <summary>Whether the shared file, read again now, still reaches <paramref name="limit"/> with what is buffered.</summary>
-    private bool SharedFileStillHolds(long limit)
-    {
-        try
-        {
-            var info = new FileInfo(_path!);
-            CountFrom(info.Exists ? info.Length : 0);
-        }
-        catch (Exception)
-        {
-            return true;
-        }
-
-        return CurrentFileLength(limit) >= limit;
-    }
-
-    private void RollLocked(RollingPolicy rolling, bool byDate)
-    {
-        string? next;
-        bool keepsEvents;
-        try
-        {
-            next = rolling.Roll(this, byDate, out keepsEvents);
-        }
-        catch (Exception ex)
-        {
-            _owner.ReportError("Could not roll the log file.", ex, ErrorCode.GenericFailure);
-            return;
-        }
-
-        if (next == null)
-        {
-            return;
-        }
-
-        // A handle still open was kept by a size roll that truncates the same file (CloseForRoll).
-        Stream? kept = _stream;
-        if (kept != null && !keepsEvents && string.Equals(next, _path, StringComparison.Ordinal) && IsStillTheFile(kept, next))
-        {
-            // Truncated through the handle we hold: closing a file truncated to zero makes ext4 write it out, and the
-            // next truncation waits for that (docs/file-appenders.md, "With 0 backups").
-            DetachStream();
-            Open(next, append: false, recovering: false, reuse: kept);
-            return;
-        }
-
-        CloseStream();
-        Open(next, append: keepsEvents, recovering: false);
-    }
-
     /// <summary>True if <paramref name="path"/> is still the file <paramref name="stream"/> writes (not deleted or
     /// replaced meanwhile): it exists and has the stream's length.</summary>
     private bool IsStillTheFile(Stream stream, string path)
@@ -752,42 +453,4 @@ internal sealed class FileWriter
             return false;
         }
     }
-
-    /// <summary>Prepares the files (a rolling policy rolls what is left from earlier runs); returns the file to open.</summary>
-    private string StartFiles(string path, bool append) =>
-        _rolling?.Start(path, append, _shared, (message, ex) => _owner.ReportError(message, ex, ErrorCode.GenericFailure)) ?? path;
-
-    /// <summary>Sets up the locking model; false (reported) if the shared lock it needs cannot be had.</summary>
-    private bool SetLocking(FileSharing sharing, string fullPath, bool rollingLock)
-    {
-        _sharedLock?.Dispose();
-        _sharedLock = null;
-        _sharing = sharing;
-        _shared = sharing == FileSharing.Shared;
-        if (!_shared)
-        {
-            return true;
-        }
-
-        try
-        {
-            _sharedLock = SharedLock.Create(fullPath, rollingLock);
-            return true;
-        }
-        catch (IOException ex)
-        {
-            // Refused as a second writer under ExclusiveLock is: writes without the lock could overwrite others' lines.
-            _owner.ReportError($"The file [{fullPath}] is not written: {ex.Message}", ex, ErrorCode.FileOpenFailure);
-            _owner.ReportSetting(ex.Message);
-            return false;
-        }
-    }
-
-    /// <summary>Opens <paramref name="path"/> as the locking model says.</summary>
-    private Stream OpenFileStream(string path, bool append) => _sharing switch
-    {
-        FileSharing.Shared => new SharedFileStream(path, append, _sharedLock!, _encoding),
-        FileSharing.None => LogFile.Open(path, append, exclusive: false),
-        _ => _files.Open(path, append),
-    };
 }

@@ -3,8 +3,8 @@ using log4net.Core;
 
 namespace LowLatencyLog.Files;
 
-/// <summary>What a <see cref="FileWriter"/> takes from the appender it writes for: the layout's header and footer, read
-/// when a file is opened or closed, and where its failures are reported.</summary>
+/// <summary>What a <see cref="FileWriter"/> and its <see cref="FileSink"/> take from the appender they write for: the
+/// layout's header and footer, read when a file is opened or closed, and where their failures are reported.</summary>
 internal interface IFileWriterOwner
 {
     /// <summary>The layout's header, written at the start of each file; null for none.</summary>

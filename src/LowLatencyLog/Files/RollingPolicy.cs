@@ -6,8 +6,8 @@ namespace LowLatencyLog.Files;
 /// <summary>
 /// When a rolling file appender rolls, given to its file writer at activation: a date roll at the first batch after
 /// a period's end, a size roll before the event that finds the file at the limit, and after a size roll that could not
-/// move the file away, a pause before the next attempt. The <see cref="FileWriter"/> asks before each batch and event,
-/// and the policy rolls it at that event boundary.
+/// move the file away, a pause before the next attempt. The <see cref="FileSink"/> asks before each batch and event,
+/// and the <see cref="FileWriter"/> rolls at that event boundary.
 /// </summary>
 internal sealed class RollingPolicy
 {

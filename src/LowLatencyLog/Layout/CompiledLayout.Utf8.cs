@@ -1,4 +1,5 @@
 #if NET8_0_OR_GREATER
+using System;
 using System.Runtime.CompilerServices;
 using LowLatencyLog.Runtime;
 using LowLatencyLog.Text;
@@ -6,8 +7,8 @@ using LowLatencyLog.Text;
 namespace LowLatencyLog.Layout;
 
 /// <summary>
-/// The parts written as UTF-8 straight into the writer's byte buffer, for a writer that encodes as it writes: each part
-/// checks its own room against the buffer and moves a local position, with no call into the writer per part.
+/// The parts written as UTF-8 straight into the room the writer hands out, for a writer that encodes as it writes: each
+/// part checks its own room against that span and moves a local position, with no call into the writer per part.
 /// </summary>
 /// <remarks>
 /// A part that cannot write its bytes here (too little room left, text the writer must encode itself such as a high
@@ -21,8 +22,8 @@ internal sealed partial class CompiledLayout
     private void FormatUtf8(EventBufferWriter writer, LayoutEvent loggingEvent)
     {
         LayoutPart[] parts = _parts;
-        byte[] bytes = writer.Bytes;
-        int position = writer.Position;
+        Span<byte> bytes = writer.GetByteSpan();
+        int position = 0;
         for (int i = 0; i < parts.Length; i++)
         {
             LayoutPart part = parts[i];
@@ -56,7 +57,7 @@ internal sealed partial class CompiledLayout
 
             if (!written)
             {
-                writer.Position = position;
+                writer.AdvanceBytes(position);
                 WritePartDirect(writer, part, loggingEvent);
                 if (!writer.BytesWritable)
                 {
@@ -64,12 +65,12 @@ internal sealed partial class CompiledLayout
                     return;
                 }
 
-                bytes = writer.Bytes;
-                position = writer.Position;
+                bytes = writer.GetByteSpan();
+                position = 0;
             }
         }
 
-        writer.Position = position;
+        writer.AdvanceBytes(position);
     }
 }
 #endif

@@ -78,7 +78,7 @@ internal sealed class DatePart : LayoutPart
     }
 
 #if NET8_0_OR_GREATER
-    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent)
+    public override bool TryWriteUtf8(Span<byte> bytes, ref int position, LayoutEvent loggingEvent)
     {
         if (!Time(loggingEvent, out long time))
         {
@@ -215,7 +215,7 @@ internal abstract class DateFormat
     /// Writes the date of <paramref name="ticks"/> as UTF-8 at <paramref name="position"/> and moves it on; false, with
     /// the position unchanged, when this format only writes chars or the room is short.
     /// </summary>
-    public virtual bool TryRenderUtf8(byte[] bytes, ref int position, long ticks) => false;
+    public virtual bool TryRenderUtf8(Span<byte> bytes, ref int position, long ticks) => false;
 
     /// <summary>The second's text in UTF-8, encoded once per second.</summary>
     protected ReadOnlySpan<byte> SecondUtf8
@@ -316,7 +316,7 @@ internal sealed class Log4netDateFormat : DateFormat
     }
 
 #if NET8_0_OR_GREATER
-    public override bool TryRenderUtf8(byte[] bytes, ref int position, long ticks)
+    public override bool TryRenderUtf8(Span<byte> bytes, ref int position, long ticks)
     {
         ReadOnlySpan<byte> second = SecondUtf8;
         int at = position;
@@ -325,7 +325,7 @@ internal sealed class Log4netDateFormat : DateFormat
             return false;
         }
 
-        second.CopyTo(bytes.AsSpan(at));
+        second.CopyTo(bytes.Slice(at));
         at += second.Length;
         int millis = (int)(ticks / TimeSpan.TicksPerMillisecond % 1000);
         bytes[at] = (byte)',';

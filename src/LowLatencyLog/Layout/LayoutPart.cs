@@ -42,11 +42,11 @@ internal abstract class LayoutPart
 #if NET8_0_OR_GREATER
     /// <summary>
     /// Writes the same text as <see cref="WriteDirect"/> as UTF-8 at <paramref name="position"/> in
-    /// <paramref name="bytes"/> (the writer's buffer) and moves the position on; false, with the position unchanged,
-    /// when it cannot here (too little room, text only the writer can encode): the caller then uses
+    /// <paramref name="bytes"/> (the room the writer handed out) and moves the position on; false, with the position
+    /// unchanged, when it cannot here (too little room, text only the writer can encode): the caller then uses
     /// <see cref="WriteDirect"/>.
     /// </summary>
-    public virtual bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent) => false;
+    public virtual bool TryWriteUtf8(Span<byte> bytes, ref int position, LayoutEvent loggingEvent) => false;
 #endif
 
     /// <summary>
@@ -110,7 +110,7 @@ internal sealed class AppDomainPart : LayoutPart
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => writer.Write(loggingEvent.Domain);
 
 #if NET8_0_OR_GREATER
-    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent) =>
+    public override bool TryWriteUtf8(Span<byte> bytes, ref int position, LayoutEvent loggingEvent) =>
         Utf8Text.TryPut(loggingEvent.Domain, bytes, ref position);
 #endif
 }

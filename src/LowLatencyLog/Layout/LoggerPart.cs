@@ -78,7 +78,7 @@ internal sealed class LoggerPart : LayoutPart
     }
 
 #if NET8_0_OR_GREATER
-    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent) =>
+    public override bool TryWriteUtf8(Span<byte> bytes, ref int position, LayoutEvent loggingEvent) =>
         TextOf(loggingEvent, out int start, out int count) is not { } text || Utf8Text.TryPut(text.AsSpan(start, count), bytes, ref position);
 #endif
 

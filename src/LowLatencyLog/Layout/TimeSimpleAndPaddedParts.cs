@@ -30,11 +30,11 @@ internal sealed class RelativeTimePart : LayoutPart
     }
 
 #if NET8_0_OR_GREATER
-    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent)
+    public override bool TryWriteUtf8(Span<byte> bytes, ref int position, LayoutEvent loggingEvent)
     {
         // Invariant digits and '-', as Digits writes them.
         if (bytes.Length - position < 24 ||
-            !Value(loggingEvent).TryFormat(bytes.AsSpan(position), out int written, default, CultureInfo.InvariantCulture))
+            !Value(loggingEvent).TryFormat(bytes.Slice(position), out int written, default, CultureInfo.InvariantCulture))
         {
             return false;
         }
@@ -62,7 +62,7 @@ internal sealed class SimpleLayoutPart : LayoutPart
 #if NET8_0_OR_GREATER
     private static readonly byte[] Separator = Encoding.UTF8.GetBytes(" - ");
 
-    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent)
+    public override bool TryWriteUtf8(Span<byte> bytes, ref int position, LayoutEvent loggingEvent)
     {
         // All or nothing: the writer's path writes the whole part if any piece does not fit.
         int at = position;
@@ -155,7 +155,7 @@ internal sealed class PaddedLevelPart : LayoutPart
     public override void WriteDirect(EventBufferWriter writer, LayoutEvent loggingEvent) => writer.Write(TextOf(loggingEvent.Level));
 
 #if NET8_0_OR_GREATER
-    public override bool TryWriteUtf8(byte[] bytes, ref int position, LayoutEvent loggingEvent) =>
+    public override bool TryWriteUtf8(Span<byte> bytes, ref int position, LayoutEvent loggingEvent) =>
         Utf8Text.TryPut(TextOf(loggingEvent.Level), bytes, ref position);
 #endif
 

@@ -1,6 +1,7 @@
 #if NET8_0_OR_GREATER
 using System;
 using System.Buffers;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
@@ -50,21 +51,26 @@ internal sealed partial class EventBufferWriter
     private bool IsReady() => _utf8 && _heldHigh == '\0' && !_dropping && !_full;
 
     /// <summary>
-    /// True when the caller may write UTF-8 bytes straight into <see cref="Bytes"/> at <see cref="Position"/> (this
-    /// writer encodes as it writes, holds no half of a surrogate pair and is not dropping the event); it checks the room
-    /// against the array's length itself (when it is short, it writes through the writer instead), then sets
-    /// <see cref="Position"/>.
+    /// True when a caller may write UTF-8 bytes straight into <see cref="GetByteSpan"/>: this writer encodes as it
+    /// writes, holds no half of a surrogate pair and is not dropping the event. The span may still be too short for what
+    /// the caller has; it then writes through the writer instead.
     /// </summary>
     public bool BytesWritable => _ready;
 
-    /// <summary>The byte buffer, for a caller that checked <see cref="BytesWritable"/>; replaced when it grows.</summary>
-    public byte[] Bytes => _bytes;
+    /// <summary>
+    /// The room left in the byte buffer, for a caller that checked <see cref="BytesWritable"/>: it writes UTF-8 from the
+    /// span's start, then calls <see cref="AdvanceBytes"/> with the count, before any other call into this writer (which
+    /// may move or replace the buffer).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public Span<byte> GetByteSpan() => _bytes.AsSpan(_length);
 
-    /// <summary>Where the next byte goes, for a caller that checked <see cref="BytesWritable"/>.</summary>
-    public int Position
+    /// <summary>Takes <paramref name="count"/> bytes written into the span of <see cref="GetByteSpan"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void AdvanceBytes(int count)
     {
-        get => _length;
-        set => _length = value;
+        Debug.Assert(_ready && (uint)count <= (uint)(_bytes.Length - _length), "bytes written into the span handed out");
+        _length += count;
     }
 
     /// <summary>

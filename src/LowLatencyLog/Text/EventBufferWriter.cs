@@ -275,56 +275,6 @@ internal sealed partial class EventBufferWriter : TextWriter
         ResetEncoder();
     }
 
-    /// <summary>Writes every complete event to the stream in one call; does nothing when there is none.</summary>
-    /// <remarks>
-    /// If the stream throws, the buffer is left as it was, so nothing accepted is lost; a seekable stream is also put
-    /// back where the write started, so the retry overwrites whatever part of the failed write reached it. After a
-    /// success, a buffer that grew for a large event shrinks back to its configured size.
-    /// </remarks>
-    /// <returns>True if bytes were written.</returns>
-    public bool WriteCompleteEvents()
-    {
-        EncodeChunk();
-        if (_complete == 0 || _stream == null)
-        {
-            return false;
-        }
-
-        WriteOut();
-        _suspended = false;
-        Full = false;
-        if (_bytes.Length > _initialSize && _length <= _initialSize)
-        {
-            var smaller = new byte[_initialSize];
-            Buffer.BlockCopy(_bytes, 0, smaller, 0, _length);
-            _bytes = smaller;
-        }
-
-        return true;
-    }
-
-    /// <summary>Writes the complete events and flushes the stream to the operating system.</summary>
-    /// <remarks>
-    /// Between events it also flushes the encoder, as <see cref="StreamWriter.Flush()"/> does, so a lone high surrogate
-    /// at the end of the last event is written the same way. The stream is flushed only if something was written to it
-    /// since the last flush.
-    /// </remarks>
-    public override void Flush()
-    {
-        EncodeChunk();
-        if (!InEvent)
-        {
-            FlushEncoder();
-        }
-
-        WriteCompleteEvents();
-        if (_unflushed && _stream != null)
-        {
-            _stream.Flush();
-            _unflushed = false;
-        }
-    }
-
     // The TextWriter calls that put text into the current event.
     public override void Write(char value)
     {

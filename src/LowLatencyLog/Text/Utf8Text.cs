@@ -24,12 +24,12 @@ internal static class Utf8Text
     /// next, so only a writer that holds it can encode it). Null writes nothing.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool TryPut(string? text, byte[] bytes, ref int position) =>
+    public static bool TryPut(string? text, Span<byte> bytes, ref int position) =>
         text == null || TryPut(text.AsSpan(), bytes, ref position);
 
-    /// <summary>Chars in a span (a buffer, part of a string), as <see cref="TryPut(string, byte[], ref int)"/> writes a string.</summary>
+    /// <summary>Chars in a span (a buffer, part of a string), as <see cref="TryPut(string, Span{byte}, ref int)"/> writes a string.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool TryPut(ReadOnlySpan<char> text, byte[] bytes, ref int position)
+    public static bool TryPut(ReadOnlySpan<char> text, Span<byte> bytes, ref int position)
     {
         int at = position;
         int count = text.Length;
@@ -39,7 +39,7 @@ internal static class Utf8Text
         }
 
         int written = TryNarrowAscii(
-            ref MemoryMarshal.GetReference(text), count, ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at));
+            ref MemoryMarshal.GetReference(text), count, ref Unsafe.Add(ref MemoryMarshal.GetReference(bytes), at));
         if (written < 0)
         {
             return TryTranscode(text, bytes, ref position);
@@ -51,7 +51,7 @@ internal static class Utf8Text
 
     /// <summary>Bytes encoded beforehand (a literal), copied if they fit.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool TryPut(byte[] encoded, byte[] bytes, ref int position)
+    public static bool TryPut(byte[] encoded, Span<byte> bytes, ref int position)
     {
         int at = position;
         int count = encoded.Length;
@@ -60,7 +60,7 @@ internal static class Utf8Text
             return false;
         }
 
-        ref byte destination = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(bytes), at);
+        ref byte destination = ref Unsafe.Add(ref MemoryMarshal.GetReference(bytes), at);
         ref byte source = ref MemoryMarshal.GetArrayDataReference(encoded);
         if (count <= 4)
         {
@@ -81,10 +81,10 @@ internal static class Utf8Text
 
     /// <summary>Text that is not all ASCII: the runtime's transcoder, which replaces a broken surrogate as the encoder does.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static bool TryTranscode(ReadOnlySpan<char> text, byte[] bytes, ref int position)
+    private static bool TryTranscode(ReadOnlySpan<char> text, Span<byte> bytes, ref int position)
     {
         OperationStatus status = Utf8.FromUtf16(
-            text, bytes.AsSpan(position), out _, out int written, replaceInvalidSequences: true, isFinalBlock: false);
+            text, bytes.Slice(position), out _, out int written, replaceInvalidSequences: true, isFinalBlock: false);
         if (status != OperationStatus.Done)
         {
             return false; // NeedMoreData: a high surrogate at the end

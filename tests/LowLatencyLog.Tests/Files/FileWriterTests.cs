@@ -6,11 +6,12 @@ using System.Text;
 using log4net.Core;
 using LowLatencyLog.Files;
 using LowLatencyLog.Tests.Support;
+using LowLatencyLog.Text;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Files;
 
-/// <summary>The file writer on its own: opened, retried, rolled and counted without an appender in front.</summary>
+/// <summary>The file writer and its sink on their own: opened, retried, rolled and counted without an appender in front.</summary>
 public sealed class FileWriterTests
 {
     private static readonly Encoding Utf8 = new UTF8Encoding(false);
@@ -19,6 +20,8 @@ public sealed class FileWriterTests
 
     // The appender's lock: every call is made under it, and the retry timer takes it.
     private readonly object _gate = new object();
+
+    private readonly Dictionary<FileWriter, Owner> _owners = new Dictionary<FileWriter, Owner>();
 
     [SetUp]
     public void CreateFolder() => _folder = Directory.CreateTempSubdirectory("lll-writer-").FullName;
@@ -141,6 +144,7 @@ public sealed class FileWriterTests
     private FileWriter Started(IFileSystem files, Owner owner, string path, bool append, RollingPolicy? rolling = null)
     {
         var writer = new FileWriter(files, SystemClock.Instance, owner, _gate);
+        _owners[writer] = owner;
         lock (_gate)
         {
             writer.Configure(Utf8, immediateFlush: false, flushInterval: 0, rolling);
@@ -150,17 +154,21 @@ public sealed class FileWriterTests
         return writer;
     }
 
-    /// <summary>One event, as the appender renders it: a batch of one, written out at its end (a single event stays
-    /// buffered, the flush interval being 0).</summary>
+    /// <summary>One event, through the sink as the appender hands it over: a batch of one, written out at its end (a
+    /// single event stays buffered, the flush interval being 0).</summary>
     private void Append(FileWriter writer, string text, bool batch = true)
     {
+        var sink = new FileSink(writer, _owners[writer]);
         lock (_gate)
         {
-            writer.BeforeBatch();
-            writer.BeforeEvent();
-            writer.Buffer!.Write(text + "\n");
-            writer.Buffer.EndEvent();
-            writer.EndAppend(batch);
+            if (batch)
+            {
+                sink.Append(new List<string> { text }, default(Lines));
+            }
+            else
+            {
+                sink.Append(text, default(Lines));
+            }
         }
     }
 
@@ -178,6 +186,14 @@ public sealed class FileWriterTests
         {
             writer.Close();
         }
+    }
+
+    /// <summary>Each event a line of text.</summary>
+    private readonly struct Lines : IEventRenderer<string>
+    {
+        public bool Accepts(in string text) => true;
+
+        public void Render(EventBufferWriter writer, in string text) => writer.Write(text + "\n");
     }
 
     private sealed class Owner : IFileWriterOwner
