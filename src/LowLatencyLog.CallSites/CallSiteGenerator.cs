@@ -95,7 +95,7 @@ public sealed class CallSiteGenerator : IIncrementalGenerator
             method.IsStatic ||
             method.ContainingType is not { Name: "ILog", ContainingNamespace: { Name: "log4net", ContainingNamespace.IsGlobalNamespace: true } } ||
             method.ContainingType.ContainingAssembly?.Name != "log4net" ||
-            Shape(method) is not { } shape)
+            Shape(method, model.Compilation) is not { } shape)
         {
             return null;
         }
@@ -153,9 +153,9 @@ public sealed class CallSiteGenerator : IIncrementalGenerator
     private static SyntaxNode? SequencePoint(InvocationExpressionSyntax invocation)
     {
         SyntaxNode expression = invocation;
-        if (expression.Parent is ConditionalAccessExpressionSyntax conditional && conditional.WhenNotNull == invocation)
+        while (expression.Parent is ConditionalAccessExpressionSyntax conditional && conditional.WhenNotNull == expression)
         {
-            expression = conditional; // log?.Info(...)
+            expression = conditional; // log?.Info(...), a?.b?.Info(...)
         }
 
         while (expression.Parent is ParenthesizedExpressionSyntax)
@@ -250,7 +250,7 @@ public sealed class CallSiteGenerator : IIncrementalGenerator
         name.EndsWith("Format", StringComparison.Ordinal) ? name.Substring(0, name.Length - "Format".Length) : name;
 
     /// <summary>Which <c>InterceptedLog</c> method does what the ILog method does.</summary>
-    private static string? Shape(IMethodSymbol method)
+    private static string? Shape(IMethodSymbol method, Compilation compilation)
     {
         if (!method.ReturnsVoid || Array.IndexOf(Levels, LevelOf(method.Name)) < 0)
         {
@@ -264,12 +264,12 @@ public sealed class CallSiteGenerator : IIncrementalGenerator
             return p.Length switch
             {
                 1 when Is(p[0], SpecialType.System_Object) => "Message",
-                2 when Is(p[0], SpecialType.System_Object) && p[1].Type.ToDisplayString() == "System.Exception" => "MessageException",
+                2 when Is(p[0], SpecialType.System_Object) && IsType(p[1], compilation.GetTypeByMetadataName("System.Exception")) => "MessageException",
                 _ => null,
             };
         }
 
-        if (p.Length >= 2 && p[0].Type.ToDisplayString() == "System.IFormatProvider")
+        if (p.Length >= 2 && IsType(p[0], compilation.GetTypeByMetadataName("System.IFormatProvider")))
         {
             return p.Length == 3 && Is(p[1], SpecialType.System_String) && IsObjectArray(p[2]) ? "FormatProvider" : null;
         }
@@ -301,6 +301,10 @@ public sealed class CallSiteGenerator : IIncrementalGenerator
         };
 
         static bool Is(IParameterSymbol parameter, SpecialType type) => parameter.RefKind == RefKind.None && parameter.Type.SpecialType == type;
+
+        // Symbols, not display strings: log4net 3's parameters are annotated (Exception?), which the default comparer ignores.
+        static bool IsType(IParameterSymbol parameter, INamedTypeSymbol? type) =>
+            parameter.RefKind == RefKind.None && type != null && SymbolEqualityComparer.Default.Equals(parameter.Type, type);
 
         static bool IsObjectArray(IParameterSymbol parameter) =>
             parameter.RefKind == RefKind.None && parameter.Type is IArrayTypeSymbol { Rank: 1, ElementType.SpecialType: SpecialType.System_Object };
