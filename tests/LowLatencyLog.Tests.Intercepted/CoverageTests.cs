@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Reflection;
@@ -24,7 +25,7 @@ public sealed class CoverageTests
         HashSet<int> described = Sites().Where(s => s.Described.File == path).Select(s => s.Described.Line).ToHashSet();
         int[] marked(string mark) => source.Select((text, i) => (text, line: i + 1)).Where(l => l.text.TrimEnd().EndsWith("// " + mark, StringComparison.Ordinal)).Select(l => l.line).ToArray();
 
-        Assert.That(marked("site"), Has.Length.EqualTo(4));
+        Assert.That(marked("site"), Has.Length.EqualTo(9));
         Assert.That(marked("walk"), Has.Length.EqualTo(8));
         Assert.That(marked("site"), Is.SubsetOf(described));
         Assert.That(marked("walk").Intersect(described), Is.Empty);
@@ -51,6 +52,11 @@ internal static class Calls
     {
         log.Info("ordinary"); // site
         log?.Warn("conditional"); // site
+        log!.Error("with an exception", new InvalidOperationException()); // site
+        log.Debug(null, null); // site
+        log.FatalFormat(CultureInfo.InvariantCulture, "{0} with a provider", 1); // site
+        log.WarnFormat(null, "{0} without one", 1); // site
+        new Holder(log)?.Log?.Info("conditional chain"); // site
         Action lambda = () => log!.Info("lambda"); // walk
         lambda();
         Local();
@@ -60,6 +66,8 @@ internal static class Calls
 
         void Local() => log!.Info("local function"); // walk
     }
+
+    private sealed record Holder(ILog? Log);
 
     private static bool s_once;
 

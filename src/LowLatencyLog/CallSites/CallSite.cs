@@ -13,8 +13,8 @@ namespace LowLatencyLog.CallSites;
 /// </summary>
 /// <remarks>
 /// <para>Generated code creates one per call site and passes it to <see cref="InterceptedLog"/>; applications do not
-/// use it. The generator describes only call sites whose frame the runtime reports as written (an ordinary method of a
-/// non-generic type, not a lambda, local function, async method or iterator); the others keep log4net's stack walk.
+/// use it. The generator describes only call sites whose frame the runtime reports as written (the rules, and the
+/// diagnostic reported for each call left alone, are in docs/call-sites.md); the others keep log4net's stack walk.
 /// The first event of a call site checks the description against one walk, and keeps the file and line that walk
 /// reports (what log4net writes); a call site the runtime reports otherwise keeps walking.</para>
 /// </remarks>

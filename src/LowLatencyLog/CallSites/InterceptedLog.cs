@@ -20,7 +20,9 @@ namespace LowLatencyLog.CallSites
     /// (log4net's own appenders, <c>%stacktrace</c>) finds the application's method, as without interception. The methods
     /// (and the generated ones) carry <c>DynamicSecurityMethod</c>: the JIT then neither inlines the application's method
     /// into its caller nor turns the call into a tail call, so the frames log4net walks are the source's.</para>
-    /// <para>An <see cref="ILog"/> that is not log4net's own <see cref="LogImpl"/> gets its own method called.</para>
+    /// <para>A subclass of <see cref="LogImpl"/> is served as <see cref="LogImpl"/> is for the methods it inherits (the
+    /// inherited method would pass <see cref="LogImpl"/> as the boundary, and log4net would find this class as the
+    /// caller). Any other <see cref="ILog"/>, and a method a subclass overrides, get their own method called.</para>
     /// </remarks>
     [EditorBrowsable(EditorBrowsableState.Never)]
     public static class InterceptedLog
@@ -31,7 +33,7 @@ namespace LowLatencyLog.CallSites
         [System.Security.DynamicSecurityMethod]
         public static void Message(ILog log, CallSite site, object? message)
         {
-            Level? level = LogImplLevels.Of(log, site.Kind);
+            Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.Message);
             if (level != null)
             {
                 Write(log.Logger, site, level, message, null);
@@ -64,7 +66,7 @@ namespace LowLatencyLog.CallSites
         [System.Security.DynamicSecurityMethod]
         public static void MessageException(ILog log, CallSite site, object? message, Exception? exception)
         {
-            Level? level = LogImplLevels.Of(log, site.Kind);
+            Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.MessageException);
             if (level != null)
             {
                 Write(log.Logger, site, level, message, exception);
@@ -97,7 +99,7 @@ namespace LowLatencyLog.CallSites
         [System.Security.DynamicSecurityMethod]
         public static void Format(ILog log, CallSite site, string format, object?[]? args)
         {
-            Level? level = LogImplLevels.Of(log, site.Kind);
+            Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.Format);
             if (level != null)
             {
                 ILogger logger = log.Logger;
@@ -134,7 +136,7 @@ namespace LowLatencyLog.CallSites
         [System.Security.DynamicSecurityMethod]
         public static void Format1(ILog log, CallSite site, string format, object? arg0)
         {
-            Level? level = LogImplLevels.Of(log, site.Kind);
+            Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.Format1);
             if (level != null)
             {
                 ILogger logger = log.Logger;
@@ -171,7 +173,7 @@ namespace LowLatencyLog.CallSites
         [System.Security.DynamicSecurityMethod]
         public static void Format2(ILog log, CallSite site, string format, object? arg0, object? arg1)
         {
-            Level? level = LogImplLevels.Of(log, site.Kind);
+            Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.Format2);
             if (level != null)
             {
                 ILogger logger = log.Logger;
@@ -208,7 +210,7 @@ namespace LowLatencyLog.CallSites
         [System.Security.DynamicSecurityMethod]
         public static void Format3(ILog log, CallSite site, string format, object? arg0, object? arg1, object? arg2)
         {
-            Level? level = LogImplLevels.Of(log, site.Kind);
+            Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.Format3);
             if (level != null)
             {
                 ILogger logger = log.Logger;
@@ -245,7 +247,7 @@ namespace LowLatencyLog.CallSites
         [System.Security.DynamicSecurityMethod]
         public static void FormatProvider(ILog log, CallSite site, IFormatProvider? provider, string format, object?[]? args)
         {
-            Level? level = LogImplLevels.Of(log, site.Kind);
+            Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.FormatProvider);
             if (level != null)
             {
                 ILogger logger = log.Logger;
