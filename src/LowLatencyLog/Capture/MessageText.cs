@@ -45,14 +45,14 @@ internal readonly struct MessageText
 
     /// <summary>
     /// One region of <see cref="MaxLength"/> chars for each of <paramref name="regions"/> slots (or batch entries),
-    /// region <c>i</c> at <c>i * MaxLength</c>. On .NET 5 and later on the pinned object heap, which the collector
+    /// region <c>i</c> at <c>i * MaxLength</c>. In the .NET 8 build on the pinned object heap, which the collector
     /// counts as old from the start and never compacts: nothing copies it, and a slot that refers to it marks no card.
     /// A plain array elsewhere (one of 85,000 bytes or more, 166 slots, goes to the large object heap).
     /// </summary>
     public static char[] AllocateArena(int regions)
     {
         int length = checked(regions * MaxLength);
-#if NET5_0_OR_GREATER
+#if NET8_0_OR_GREATER
         char[] arena = GC.AllocateUninitializedArray<char>(length, pinned: true);
 #else
         char[] arena = new char[length];
