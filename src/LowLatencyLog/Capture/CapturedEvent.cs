@@ -36,15 +36,22 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
     public DateTime TimeStampUtc;
 
     /// <summary>The message as a string: in a producer's item, any string message; in a slot, only one longer than
-    /// <see cref="MessageText.MaxLength"/> (shorter ones are copied into <see cref="Text"/>).</summary>
+    /// <see cref="MessageText.MaxLength"/> (shorter ones are copied into the slot's text region).</summary>
     public string? Message;
 
-    /// <summary>Slots only: the storage the slot owns for the message text (set when <see cref="MessageText.IsSet"/>),
+    /// <summary>Slots and batch entries only: the arena that holds the region of text storage the slot owns
+    /// (<see cref="MessageText.AllocateArena"/>; the same array for every slot of a buffer, or a slot's own region),
     /// kept with the slot from one event to the next.</summary>
-    public MessageText? Text;
+    public char[]? TextChars;
+
+    /// <summary>Where the slot's region starts in <see cref="TextChars"/>.</summary>
+    public int TextOffset;
+
+    /// <summary>The length of the message held in the slot's region; -1 when it holds none (the region is spare).</summary>
+    public int TextLength;
 
     /// <summary>A producer's item only: a <c>*Format</c> message formatted on the calling thread into that thread's
-    /// builder, copied into the slot's <see cref="Text"/> when the item is stored.</summary>
+    /// builder, copied into the slot's text region when the item is stored.</summary>
     public StringBuilder? Formatted;
 
     public string? ThreadName;
@@ -61,14 +68,17 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
     /// <inheritdoc/>
     readonly SlotStorage<CapturedEvent> ISlotItem<CapturedEvent>.Storage => CapturedEventStorage.Instance;
 
-    /// <summary>The slot's message text, when the message was copied into it.</summary>
-    public readonly MessageText? OwnedText => Text is { IsSet: true } text ? text : null;
+    /// <summary>The slot's message text, when the message was copied into its region.</summary>
+    public readonly MessageText? OwnedText => HasText ? new MessageText(TextChars!, TextOffset, TextLength) : null;
+
+    /// <summary>Whether the slot's region holds the message.</summary>
+    public readonly bool HasText => TextLength >= 0 && TextChars != null;
 
     /// <summary>Whether the event has a message at all (a rebuilt event without one writes nothing for it).</summary>
-    public readonly bool HasMessage => Message != null || Text is { IsSet: true } || Formatted != null;
+    public readonly bool HasMessage => Message != null || HasText || Formatted != null;
 
     /// <summary>Worker side: the message as a string (a new one when it is held as text).</summary>
-    public readonly string? MessageString => Text is { IsSet: true } text ? text.ToString() : Message ?? Formatted?.ToString();
+    public readonly string? MessageString => HasText ? new string(TextChars!, TextOffset, TextLength) : Message ?? Formatted?.ToString();
 
     /// <summary>The event's domain: the one captured when it was not the process's, else the process's.</summary>
     public readonly string? Domain => Context != null ? Context.Domain : CapturedContext.ProcessDomain;
@@ -83,14 +93,16 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
         Repository = source.Repository;
         TimeStampUtc = source.TimeStampUtc;
         Message = message;
-        Text = null;
+        TextChars = null;
+        TextOffset = 0;
+        TextLength = -1;
         Formatted = formatted;
         ThreadName = threadName;
         ExceptionString = exceptionString;
         Context = context;
     }
 
-    private CapturedEvent(in CapturedEvent source, string? message, MessageText? text)
+    private CapturedEvent(in CapturedEvent source, string? message, char[]? chars, int offset, int length)
     {
         MessageObject = source.MessageObject;
         ExceptionObject = source.ExceptionObject;
@@ -99,17 +111,21 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
         Repository = source.Repository;
         TimeStampUtc = source.TimeStampUtc;
         Message = message;
-        Text = text;
+        TextChars = chars;
+        TextOffset = offset;
+        TextLength = length;
         Formatted = null;
         ThreadName = source.ThreadName;
         ExceptionString = source.ExceptionString;
         Context = source.Context;
     }
 
-    private CapturedEvent(MessageText? spare, Level? level = null)
+    private CapturedEvent(char[]? chars, int offset, Level? level = null)
     {
         this = default;
-        Text = spare;
+        TextChars = chars;
+        TextOffset = offset;
+        TextLength = -1;
         Level = level;
     }
 
@@ -117,13 +133,8 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
     internal static readonly Level SkippedMark = new Level(int.MinValue, "LowLatencyLog.SkippedSlot");
 
     /// <summary>Producer side, after <see cref="Store"/> threw in a claimed slot: the slot holds the skipped mark and
-    /// keeps its storage.</summary>
-    public static void Skip(ref CapturedEvent slot)
-    {
-        MessageText? keep = slot.Text;
-        keep?.Unset();
-        slot = new CapturedEvent(keep, SkippedMark);
-    }
+    /// keeps its text region.</summary>
+    public static void Skip(ref CapturedEvent slot) => slot = new CapturedEvent(slot.TextChars, slot.TextOffset, SkippedMark);
 
     /// <summary>Producer thread. Reads what <paramref name="flags"/> selects into an item that holds its own message
     /// (for the early events, tests and other holders that keep it).</summary>
@@ -132,7 +143,7 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
         CapturedEvent item = CaptureForQueue(source, flags, objects);
         if (item.Formatted is { } formatted)
         {
-            item = new CapturedEvent(in item, formatted.ToString(), null);
+            item = new CapturedEvent(in item, formatted.ToString(), null, 0, -1);
             ReturnBuilder(formatted);
         }
 

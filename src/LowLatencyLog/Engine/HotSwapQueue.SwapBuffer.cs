@@ -23,12 +23,10 @@ internal sealed partial class HotSwapQueue<T>
         public SwapBuffer(int capacity, bool grow)
         {
             Slots = Prefault.Touch(new Slot[capacity]);
-            if (capacity <= ItemCopy.PrepareLimit)
+            object? arena = ItemCopy.Arena<T>(capacity);
+            for (int i = 0; arena != null && i < capacity; i++)
             {
-                for (int i = 0; i < capacity; i++)
-                {
-                    ItemCopy.Prepare(ref Slots[i].Item);
-                }
+                ItemCopy.Prepare(ref Slots[i].Item, arena, i);
             }
 
             _grow = grow;

@@ -13,7 +13,7 @@ namespace LowLatencyLog.Engine;
 /// since the previous one (an application's gen-0 pauses grow several times while an async appender with a large
 /// buffer is busy). The slot is therefore stored field by field: each reference takes the plain barrier, which marks a
 /// card only for a young object, and the appenders store few (interned or long-lived strings, levels, repositories,
-/// the slot's own text storage); the caller's message and exception objects, carried only for children that may read
+/// the buffer's text arena); the caller's message and exception objects, carried only for children that may read
 /// them, are the young ones. The appenders' slot type does this in its storage rules.</para>
 /// </remarks>
 internal static class ItemCopy
@@ -85,25 +85,33 @@ internal static class ItemCopy
     }
 
     /// <summary>
-    /// Slots of queues up to this capacity get their item's storage when the queue is created, so that no logging call
-    /// allocates it (the first lap through a larger queue does, once per slot).
+    /// Buffers up to this many slots get their items' storage with the buffer, as one arena (with the appenders' slot,
+    /// 512 bytes a slot: 32 MB at this limit); in a larger one each slot gets storage of its own on its first use.
     /// </summary>
     public const int PrepareLimit = 65536;
 
-    /// <summary>Gives a new slot (or batch entry) the storage its items keep.</summary>
+    /// <summary>The arena for a buffer of <paramref name="count"/> slots or batch entries; null for an item stored by
+    /// assignment or a buffer above <see cref="PrepareLimit"/>.</summary>
+    public static object? Arena<T>(int count) =>
+        count <= PrepareLimit && SlotStorage<T>.OfItem is { } storage ? storage.AllocateArena(count) : null;
+
+    /// <summary>Gives a new slot (or batch entry) its part of the buffer's <paramref name="arena"/>, if there is one.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void Prepare<T>(ref T slot) => SlotStorage<T>.OfItem?.Prepare(ref slot);
+    public static void Prepare<T>(ref T slot, object? arena, int index)
+    {
+        if (arena != null)
+        {
+            SlotStorage<T>.OfItem!.Prepare(ref slot, arena, index);
+        }
+    }
 
     /// <summary>Prepares every entry of a batch array or a ring of items (up to <see cref="PrepareLimit"/>).</summary>
     public static T[] Prepare<T>(T[] items)
     {
-        SlotStorage<T>? storage = SlotStorage<T>.OfItem;
-        if (storage != null && items.Length <= PrepareLimit)
+        object? arena = Arena<T>(items.Length);
+        for (int i = 0; arena != null && i < items.Length; i++)
         {
-            for (int i = 0; i < items.Length; i++)
-            {
-                storage.Prepare(ref items[i]);
-            }
+            Prepare(ref items[i], arena, i);
         }
 
         return items;

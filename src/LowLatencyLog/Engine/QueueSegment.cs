@@ -36,14 +36,11 @@ internal sealed class QueueSegment<T>
     {
         _slots = new Slot[capacity];
         _mask = capacity - 1;
-        bool prepare = capacity <= ItemCopy.PrepareLimit;
+        object? arena = ItemCopy.Arena<T>(capacity);
         for (int i = 0; i < capacity; i++)
         {
             _slots[i].Sequence = i;
-            if (prepare)
-            {
-                ItemCopy.Prepare(ref _slots[i].Item);
-            }
+            ItemCopy.Prepare(ref _slots[i].Item, arena, i);
         }
     }
 

@@ -24,8 +24,12 @@ internal abstract class SlotStorage<T>
     /// <summary>Worker side: moves a published slot's item into the batch and leaves the slot empty.</summary>
     public abstract void Take(ref T destination, ref T slot);
 
-    /// <summary>Gives a new slot or batch entry the storage its items keep.</summary>
-    public abstract void Prepare(ref T slot);
+    /// <summary>The storage that <paramref name="count"/> slots (or batch entries) keep, allocated with their buffer:
+    /// one object that holds no references, so that the collector has nothing per slot to copy or scan.</summary>
+    public abstract object AllocateArena(int count);
+
+    /// <summary>Gives a new slot or batch entry its part (<paramref name="index"/>) of an arena.</summary>
+    public abstract void Prepare(ref T slot, object arena, int index);
 
     /// <summary>Worker side: forgets a delivered item's references, keeping its storage.</summary>
     public abstract void ClearDelivered(ref T item);

@@ -177,7 +177,7 @@ internal sealed partial class CompiledLayout
             writer.WriteLiteral(_beforeMessage.Text, _beforeMessage.Utf8);
         }
 
-        writer.Write(message.Chars, 0, message.Length);
+        writer.Write(message.Chars, message.Offset, message.Length);
         if (_afterMessage != null)
         {
             writer.WriteLiteral(_afterMessage.Text, _afterMessage.Utf8);

@@ -67,7 +67,7 @@ internal sealed class LayoutEvent
             // A rebuilt event writes its captured text, nothing when there is none.
             if (_captured.OwnedText is { } text)
             {
-                writer.Write(text.Chars, 0, text.Length);
+                writer.Write(text.Chars, text.Offset, text.Length);
             }
             else
             {

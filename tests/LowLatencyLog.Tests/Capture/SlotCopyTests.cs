@@ -63,7 +63,7 @@ public sealed class SlotCopyTests
         const int capacity = 8, batch = 4;
         IEventQueue<CapturedEvent> queue = Factory(kind).Create<CapturedEvent>(capacity, grow: false);
         var drained = new CapturedEvent[batch];
-        var storage = new HashSet<MessageText>(ReferenceEqualityComparer.Instance);
+        var storage = new HashSet<(char[] Arena, int Offset)>(); // an array's equality is its identity
         for (int lap = 0; lap < 50; lap++)
         {
             for (int i = 0; i < batch; i++)
@@ -76,7 +76,8 @@ public sealed class SlotCopyTests
             for (int i = 0; i < batch; i++)
             {
                 Assert.That(drained[i].MessageString, Is.EqualTo("message " + lap + "." + i));
-                storage.Add(drained[i].OwnedText!);
+                MessageText text = drained[i].OwnedText!.Value;
+                storage.Add((text.Chars, text.Offset));
             }
 
             ItemCopy.ClearDelivered(drained, batch);
@@ -132,7 +133,11 @@ public sealed class SlotCopyTests
         CapturedEvent.CaptureForQueue(new LoggingEvent(typeof(SlotCopyTests), null, "App", Level.Info, message, null), CapturedEvent.SlotFlags);
 
     // The message's three holders: a producer's item has a string or its thread's formatting buffer, a slot its text.
-    private static readonly string[] MessageFields = { nameof(CapturedEvent.Message), nameof(CapturedEvent.Text), nameof(CapturedEvent.Formatted) };
+    private static readonly string[] MessageFields =
+    {
+        nameof(CapturedEvent.Message), nameof(CapturedEvent.TextChars), nameof(CapturedEvent.TextOffset), nameof(CapturedEvent.TextLength),
+        nameof(CapturedEvent.Formatted),
+    };
 
     /// <summary>An event whose capture fills every field, so a field the copy forgets reads as its default.</summary>
     private static CapturedEvent FullEvent(string message)

@@ -31,6 +31,7 @@ public sealed class SlotStorageTests
             _ => new DisruptorQueue<Counted>(8, ProducerType.Multi),
         };
         int prepared = CountingStorage.Instance.Prepared;
+        int arenas = CountingStorage.Instance.Arenas;
 
         for (int i = 1; i <= 4; i++)
         {
@@ -41,7 +42,8 @@ public sealed class SlotStorageTests
         int count = queue.Drain(batch);
         ItemCopy.ClearDelivered(batch, count);
 
-        Assert.That(prepared, Is.GreaterThanOrEqualTo(8), "slots prepared when the queue is made");
+        Assert.That(prepared, Is.EqualTo(8), "slots prepared when the queue is made");
+        Assert.That(arenas, Is.EqualTo(kind == "hotswap" ? 2 : 1), "one arena per buffer of slots, none per slot");
         Assert.That(count, Is.EqualTo(4));
         Assert.That(CountingStorage.Instance.Stored, Is.EqualTo(4));
         Assert.That(CountingStorage.Instance.Taken, Is.EqualTo(4));
@@ -64,8 +66,9 @@ public sealed class SlotStorageTests
         public int Taken;
         public int Prepared;
         public int Cleared;
+        public int Arenas;
 
-        public void Reset() => Stored = Taken = Prepared = Cleared = 0;
+        public void Reset() => Stored = Taken = Prepared = Cleared = Arenas = 0;
 
         public override void Store(ref Counted destination, in Counted source)
         {
@@ -80,7 +83,13 @@ public sealed class SlotStorageTests
             slot = default;
         }
 
-        public override void Prepare(ref Counted slot) => Prepared++;
+        public override object AllocateArena(int count)
+        {
+            Arenas++;
+            return new object();
+        }
+
+        public override void Prepare(ref Counted slot, object arena, int index) => Prepared++;
 
         public override void ClearDelivered(ref Counted item)
         {

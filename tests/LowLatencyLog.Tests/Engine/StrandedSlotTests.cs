@@ -118,7 +118,9 @@ public sealed class StrandedSlotTests
             slot = default;
         }
 
-        public override void Prepare(ref Fragile slot)
+        public override object AllocateArena(int count) => new object();
+
+        public override void Prepare(ref Fragile slot, object arena, int index)
         {
         }
 

@@ -14,9 +14,9 @@ using NUnit.Framework;
 namespace LowLatencyLog.Tests.Runtime;
 
 /// <summary>
-/// The ring, the hot-swap buffers and the file appender's byte buffer are resident once made (every page mapped, asked
-/// of the kernel with <c>mincore</c>), so the first lap of events takes no page faults. Each test first makes plain
-/// arrays of the same size, kept alive beside the buffer, until one is not resident: that shows this machine hands out
+/// The ring, the hot-swap buffers, the slots' text arena and the file appender's byte buffer are resident once made
+/// (every page mapped, asked of the kernel with <c>mincore</c>), so the first lap of events takes no page faults. Each
+/// test first makes plain arrays of the same size, kept alive beside the buffer, until one is not resident: that shows this machine hands out
 /// fresh pages, so the assertion on the buffer can fail.
 /// </summary>
 [NonParallelizable]
@@ -39,6 +39,10 @@ public sealed class PrefaultTests
         AssertResident(Slots * 64L / 2, () => Field<Array>(Field<object>(queue = new HotSwapQueue<CapturedEvent>(Slots, grow: false), "_active"), "Slots"));
         AssertResident(Slots * 64L / 2, () => Field<Array>(Field<object>(queue!, "_standby"), "Slots"));
     }
+
+    [Test]
+    public void SlotTextArena_IsResidentOnceMade() =>
+        AssertResident(ItemCopy.PrepareLimit * (long)MessageText.MaxLength * sizeof(char), () => MessageText.AllocateArena(ItemCopy.PrepareLimit));
 
     [Test]
     public void FileBuffer_IsResidentOnceMade() =>
