@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace LowLatencyLog.Engine.Waiting;
@@ -35,13 +34,12 @@ internal sealed class AdaptiveWaitStrategy : ParkingWaitStrategy
     private readonly int _pollMilliseconds;
     private readonly long _parkAfterTicks;
 
-    public AdaptiveWaitStrategy(bool claimIsFullFence)
-        : this(claimIsFullFence, PollMilliseconds, ParkAfterMilliseconds, pollsCutShort: RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
-    {
-    }
-
-    /// <summary>Other intervals and either kind of poll, for tests that must tell a poll cut short from one that ran out.</summary>
-    internal AdaptiveWaitStrategy(bool claimIsFullFence, int pollMilliseconds, int parkAfterMilliseconds, bool pollsCutShort)
+    /// <param name="claimIsFullFence">Whether the queue's claim is a full fence (the handshake then needs no fence of its own).</param>
+    /// <param name="pollMilliseconds">The poll interval (<see cref="PollMilliseconds"/> in the appenders).</param>
+    /// <param name="parkAfterMilliseconds">Idle this long, the worker parks (<see cref="ParkAfterMilliseconds"/>).</param>
+    /// <param name="pollsCutShort">Whether a poll waits on an event that <see cref="Wake"/> sets (Windows) rather than
+    /// sleeping.</param>
+    public AdaptiveWaitStrategy(bool claimIsFullFence, int pollMilliseconds, int parkAfterMilliseconds, bool pollsCutShort)
         : base(claimIsFullFence)
     {
         _pollMilliseconds = pollMilliseconds;

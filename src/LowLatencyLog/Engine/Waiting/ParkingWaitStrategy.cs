@@ -8,15 +8,8 @@ internal abstract class ParkingWaitStrategy : WaitStrategy
         Parking = new Parking(claimIsFullFence);
     }
 
-    private protected Parking Parking { get; }
-
-    public override long WakeUps => Parking.WakeUps;
-
-    public override long SafetyTimeouts => Parking.SafetyTimeouts;
-
-    public override long WorkFoundBeforeSleep => Parking.WorkFoundBeforeSleep;
-
-    public override bool IsWorkerParked => Parking.IsParked;
+    /// <summary>The handshake this strategy parks the worker with.</summary>
+    internal Parking Parking { get; }
 
     public override void SignalWork() => Parking.SignalWork();
 

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace LowLatencyLog.Engine.Waiting;
@@ -24,23 +25,14 @@ internal abstract class WaitStrategy
     /// <summary>Worker only: it found nothing to do. Returns once <paramref name="work"/> has work.</summary>
     public abstract void WaitForWork(IWorkSignal work);
 
-    /// <summary>How many times a caller (producer, flush or close) had to wake a parked worker: a system call each.</summary>
-    public virtual long WakeUps => 0;
-
-    /// <summary>How many times a parked worker's sleep ran out on its safety timeout (tests and diagnostics).</summary>
-    public virtual long SafetyTimeouts => 0;
-
-    /// <summary>How many times the worker found work after raising its parked flag, before sleeping (diagnostics): a
-    /// producer that published then may have read the flag after it came down again, and woken no one.</summary>
-    public virtual long WorkFoundBeforeSleep => 0;
-
-    /// <summary>Whether the worker is parked, waiting for a producer's signal (tests and diagnostics).</summary>
-    public virtual bool IsWorkerParked => false;
-
     /// <summary>Creates the strategy for a queue whose claim is (or is not) a full fence.</summary>
     public static WaitStrategy Create(WaitStrategyKind kind, bool claimIsFullFence) => kind switch
     {
-        WaitStrategyKind.Adaptive => new AdaptiveWaitStrategy(claimIsFullFence),
+        WaitStrategyKind.Adaptive => new AdaptiveWaitStrategy(
+            claimIsFullFence,
+            AdaptiveWaitStrategy.PollMilliseconds,
+            AdaptiveWaitStrategy.ParkAfterMilliseconds,
+            pollsCutShort: RuntimeInformation.IsOSPlatform(OSPlatform.Windows)),
         WaitStrategyKind.Blocking => new BlockingWaitStrategy(claimIsFullFence),
         WaitStrategyKind.Sleeping => new SleepingWaitStrategy(),
         WaitStrategyKind.Yielding => new YieldingWaitStrategy(),
