@@ -102,12 +102,20 @@ internal sealed partial class DisruptorQueue<T>
 
                     Volatile.Write(ref _seq.Cursor, position + 1); // release: the claim count follows the publication
                     result = EnqueueResult.Enqueued;
+
+                    // The cursor is the owner's alone until it clears the busy flag: a hand-over waits for that.
+                    Debug.Assert(Volatile.Read(ref _seq.Cursor) == position + 1, "DisruptorQueue: in Single mode only the owner moves the cursor");
                 }
 
                 // Otherwise full: with no competitor, the owner simply tries again later.
             }
 
             Volatile.Write(ref _seq.OwnerBusy, 0); // release: the claim is complete before a hand-over sees the flag clear
+        }
+
+        if (result == EnqueueResult.Enqueued)
+        {
+            AssertInvariants();
         }
 
         return single;
@@ -179,6 +187,7 @@ internal sealed partial class DisruptorQueue<T>
             spinner.SpinOnce(); // the owner never waits inside a claim, so this is short unless it was preempted
         }
 
+        AssertInvariants();
         return true;
     }
 

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using LowLatencyLog.Runtime;
@@ -35,6 +36,10 @@ internal sealed class Parking
     private long _wakeUps;
     private long _safetyTimeouts;
     private long _workFoundBeforeSleep;
+
+#if DEBUG
+    private long _raised; // worker only: how many times it raised the flag (for AssertInvariants)
+#endif
 
     public Parking(bool claimIsFullFence)
     {
@@ -79,9 +84,14 @@ internal sealed class Parking
     {
         while (true)
         {
+            AssertInvariants();
+
             // Reset before raising the flag: a Set can only come from whoever takes the flag down, so the Set meant for
             // this sleep cannot be lost. A late Set meant for an earlier sleep only makes this one return early.
             _wake.Reset();
+#if DEBUG
+            _raised++;
+#endif
             Interlocked.Exchange(ref _parked.Value, 1); // full fence before the re-check
             if (work.HasWork)
             {
@@ -95,8 +105,27 @@ internal sealed class Parking
             Interlocked.Exchange(ref _parked.Value, 0); // woken, timed out or not asleep at all: the flag comes down
             if (work.HasWork)
             {
+                AssertInvariants();
                 return;
             }
         }
+    }
+
+    /// <summary>Debug builds only; worker only, between two sleeps (it compiles away in Release).</summary>
+    /// <remarks>
+    /// Checks that the parked flag is consistent with its one waiter: it is down whenever the worker is not asleep
+    /// (only the worker raises it, and every sleep ends with the worker taking it down, so no waker can find it
+    /// raised now); that the wake-ups never outnumber the times the worker raised the flag (a waker sets the event only
+    /// after taking a raised flag down: at most one set per sleep); and that the sleeps that ended on the safety
+    /// timeout or found work before sleeping do not outnumber them either.
+    /// </remarks>
+    [Conditional("DEBUG")]
+    internal void AssertInvariants()
+    {
+#if DEBUG
+        Debug.Assert(Volatile.Read(ref _parked.Value) == 0, "Parking: the flag is down while the worker is awake");
+        Debug.Assert(Interlocked.Read(ref _wakeUps) <= _raised, "Parking: at most one wake-up per raise of the flag");
+        Debug.Assert(_safetyTimeouts + _workFoundBeforeSleep <= _raised, "Parking: each raise of the flag ends one sleep at most");
+#endif
     }
 }
