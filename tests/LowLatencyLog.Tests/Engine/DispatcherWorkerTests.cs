@@ -267,6 +267,33 @@ public sealed class EngineInvariantTests
     }
 
     [Test]
+    public void BlockingWait_InterruptedInItsSleep_TakesItsFlagDown()
+    {
+        // The worker reports an interrupt and goes on awake: a flag left raised would have producers wake no one.
+        var wait = new BlockingWaitStrategy(claimIsFullFence: true);
+        Exception? thrown = null;
+        var worker = new Thread(() =>
+        {
+            try
+            {
+                wait.WaitForWork(new Flag());
+            }
+            catch (ThreadInterruptedException e)
+            {
+                thrown = e;
+            }
+        });
+        worker.Start();
+        Assert.That(SpinWait.SpinUntil(() => wait.Parking.IsParked, 30_000), Is.True);
+
+        worker.Interrupt();
+
+        Assert.That(worker.Join(30_000), Is.True);
+        Assert.That(thrown, Is.InstanceOf<ThreadInterruptedException>());
+        Assert.That(wait.Parking.IsParked, Is.False, "the flag came down with the interrupted sleep");
+    }
+
+    [Test]
     public void BlockingWait_WokenBySignal_EveryTime_AndTheFlagComesDown()
     {
         var wait = new BlockingWaitStrategy(claimIsFullFence: false);

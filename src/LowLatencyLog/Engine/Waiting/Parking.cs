@@ -93,16 +93,24 @@ internal sealed class Parking
             _raised++;
 #endif
             Interlocked.Exchange(ref _parked.Value, 1); // full fence before the re-check
-            if (work.HasWork)
+            try
             {
-                _workFoundBeforeSleep++; // worker only; published meanwhile, the producer may find the flag down again
+                if (work.HasWork)
+                {
+                    _workFoundBeforeSleep++; // worker only; published meanwhile, the producer may find the flag down again
+                }
+                else if (!_wake.Wait(SafetyTimeoutMilliseconds))
+                {
+                    _safetyTimeouts++; // worker only; a producer that read the flag while it was down found no one to wake
+                }
             }
-            else if (!_wake.Wait(SafetyTimeoutMilliseconds))
+            finally
             {
-                _safetyTimeouts++; // worker only; a producer that read the flag while it was down found no one to wake
+                // Woken, timed out, not asleep at all, or interrupted in the wait (the worker goes on after reporting
+                // it, awake): the flag comes down.
+                Interlocked.Exchange(ref _parked.Value, 0);
             }
 
-            Interlocked.Exchange(ref _parked.Value, 0); // woken, timed out or not asleep at all: the flag comes down
             if (work.HasWork)
             {
                 AssertInvariants();
