@@ -40,6 +40,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     internal const long SealedBit = 1L << 62;
     internal const int SingleMode = 0;
     internal const int MultiMode = 1;
+    internal const int HandingOverMode = 2;
 
     // Read by producers and the worker; written once, here.
     private readonly T[] _slots;
@@ -302,7 +303,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     /// <summary>Debug builds only (it compiles away in Release); any thread.</summary>
     /// <remarks>
     /// Checks the sequence ordering: the worker's gating sequence never passes the claims (it takes only claimed
-    /// positions), the claims never run more than one lap (the capacity) ahead of it (a position is claimed only once
+    /// positions; in Single mode by one at most, since the owner publishes a position before it stores the cursor), the claims never run more than one lap (the capacity) ahead of it (a position is claimed only once
     /// its slot's previous occupant was taken), and the producers' cached copy of it never runs ahead of it (the cache
     /// only holds values it had, so it never shows room that is not there). Each pair is read in the order that keeps
     /// the check true while other threads move them: all three only grow. Also the mode: a Multi ring never is in
@@ -311,14 +312,16 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     [Conditional("DEBUG")]
     internal void AssertInvariants()
     {
+        int mode = Volatile.Read(ref _seq.Mode);
         long consumer = Volatile.Read(ref _seq.Consumer);
-        Debug.Assert(consumer >= 0 && consumer <= Claimed(), "DisruptorQueue: the consumer never passes the claims");
+        long ahead = mode == MultiMode ? 0 : 1; // the owner publishes a position before it stores the cursor past it
+        Debug.Assert(consumer >= 0 && consumer <= Claimed() + ahead, "DisruptorQueue: the consumer never passes the claims");
         long claimed = Claimed();
         Debug.Assert(claimed - Volatile.Read(ref _seq.Consumer) <= _capacity, "DisruptorQueue: claims run at most one lap ahead");
         long cached = Volatile.Read(ref _seq.GatingCache);
         Debug.Assert(cached <= Volatile.Read(ref _seq.Consumer), "DisruptorQueue: the gating cache never runs ahead of the consumer");
-        int mode = Volatile.Read(ref _seq.Mode);
-        Debug.Assert(mode == MultiMode || (mode == SingleMode && ProducerType == ProducerType.Single), "DisruptorQueue: only a Single ring claims in Single mode");
+        mode = Volatile.Read(ref _seq.Mode);
+        Debug.Assert(mode == MultiMode || ProducerType == ProducerType.Single, "DisruptorQueue: only a Single ring leaves Multi mode");
         Debug.Assert(!_closed || ((Volatile.Read(ref _seq.Cursor) & SealedBit) != 0 && mode == MultiMode), "DisruptorQueue: a closed ring is sealed and in Multi mode");
     }
 
