@@ -146,9 +146,8 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
 
     internal Thread WorkerThread => _worker;
 
+    /// <summary>How the worker waits (the <c>waitStrategy</c> setting); a parking strategy's handshake is its state.</summary>
     internal WaitStrategy Wait => _wait;
-
-    internal bool IsWorkerWaiting => _wait.IsWorkerParked;
 
     private bool Abandoned => Volatile.Read(ref _abandoned) != 0;
 

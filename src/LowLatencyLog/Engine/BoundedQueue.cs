@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using LowLatencyLog.Runtime;
@@ -132,6 +133,7 @@ internal sealed class BoundedQueue<T> : IEventQueue<T>
                 _retiredClaims += tail.Claimed;
                 tail.Next = next;
                 Volatile.Write(ref _tail, next);
+                AssertInvariants();
             }
         }
     }
@@ -159,6 +161,7 @@ internal sealed class BoundedQueue<T> : IEventQueue<T>
         }
 
         _lastDrainFreedRoom = count > 0; // every slot drained is free for the next lap
+        AssertInvariants();
         return count;
     }
 
@@ -168,9 +171,44 @@ internal sealed class BoundedQueue<T> : IEventQueue<T>
         {
             _closed = true;
             _tail.Seal();
+            AssertInvariants();
         }
     }
 
+    /// <summary>Debug builds only (it compiles away in Release); any thread (it takes the grow lock).</summary>
+    /// <remarks>
+    /// Checks the chain of rings: from the worker's head ring the links lead to the producers' tail ring; every ring
+    /// before the tail is sealed (no producer can still write into a ring the worker may leave) and linked, the tail is
+    /// sealed exactly when the queue is closed, and only a growing queue has more than one ring; each ring is at least
+    /// as large as the one before it; the claims counted as retired cover at least the sealed rings still in the
+    /// chain; and in each ring the head never passes the claims (<see cref="QueueSegment{T}.AssertInvariants"/>).
+    /// </remarks>
+    [Conditional("DEBUG")]
+    internal void AssertInvariants()
+    {
+        lock (_growLock)
+        {
+            QueueSegment<T> tail = _tail;
+            QueueSegment<T> segment = Volatile.Read(ref _head);
+            long sealedClaims = 0;
+            while (segment != tail)
+            {
+                QueueSegment<T>? next = segment.Next;
+                Debug.Assert(_grow, "BoundedQueue: only a growing queue links a second ring");
+                Debug.Assert(segment.IsSealed, "BoundedQueue: every ring before the tail is sealed");
+                Debug.Assert(next != null, "BoundedQueue: the rings link up to the tail");
+                Debug.Assert(next!.Capacity >= segment.Capacity, "BoundedQueue: a ring is at least as large as the one before");
+                segment.AssertInvariants();
+                sealedClaims += segment.Claimed;
+                segment = next;
+            }
+
+            Debug.Assert(tail.Next == null, "BoundedQueue: nothing follows the tail");
+            Debug.Assert(tail.IsSealed == _closed, "BoundedQueue: the tail is sealed exactly when the queue is closed");
+            Debug.Assert(sealedClaims <= _retiredClaims, "BoundedQueue: the retired claims cover the sealed rings");
+            tail.AssertInvariants();
+        }
+    }
 }
 
 internal static class QueueLimits

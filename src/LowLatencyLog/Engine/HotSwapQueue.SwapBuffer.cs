@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using LowLatencyLog.Runtime;
@@ -178,6 +179,37 @@ internal sealed partial class HotSwapQueue<T>
             Volatile.Write(ref _finalCount, -1);
             Volatile.Write(ref _taken, 0);
             Volatile.Write(ref _abandoned, 0); // every claim of the round was resolved before it was drained
+        }
+
+        /// <summary>Debug builds only, worker side: the active buffer of an open queue.</summary>
+        [Conditional("DEBUG")]
+        public void AssertOpen()
+        {
+            Debug.Assert(Volatile.Read(ref Claimed) < ClosedMark, "SwapBuffer: the active buffer accepts claims");
+            Debug.Assert(Volatile.Read(ref _finalCount) == -1 && _taken == 0, "SwapBuffer: an open buffer has no drain state");
+        }
+
+        /// <summary>Debug builds only, worker side: a buffer closed for draining.</summary>
+        [Conditional("DEBUG")]
+        public void AssertClosedForDraining(bool grow)
+        {
+            long final = Volatile.Read(ref _finalCount);
+            Debug.Assert(Volatile.Read(ref Claimed) >= ClosedMark, "SwapBuffer: a closed buffer refuses claims");
+            Debug.Assert(final >= 0, "SwapBuffer: a closed buffer's count is fixed");
+            Debug.Assert(grow || final <= Slots.Length, "SwapBuffer: without Grow a buffer holds at most its capacity");
+            Debug.Assert(_taken >= 0 && _taken <= Expected, "SwapBuffer: the worker takes no more than the buffer received");
+        }
+
+        /// <summary>Debug builds only, worker side: a standby buffer, recycled (its first slots are looked at).</summary>
+        [Conditional("DEBUG")]
+        public void AssertRecycled()
+        {
+            Debug.Assert(Volatile.Read(ref Claimed) >= ClosedMark, "SwapBuffer: a standby buffer refuses claims");
+            Debug.Assert(Volatile.Read(ref _finalCount) == -1 && _taken == 0, "SwapBuffer: a standby buffer has no drain state");
+            for (int i = 0; i < Math.Min(Slots.Length, 64); i++)
+            {
+                Debug.Assert(Volatile.Read(ref Slots[i].Written) == 0, "SwapBuffer: a standby buffer's slots are empty");
+            }
         }
 
         public struct Slot

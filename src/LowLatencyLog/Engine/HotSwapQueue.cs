@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using LowLatencyLog.Runtime;
@@ -197,6 +198,7 @@ internal sealed partial class HotSwapQueue<T> : IEventQueue<T>
             }
         }
 
+        AssertInvariants();
         return count;
     }
 
@@ -231,6 +233,7 @@ internal sealed partial class HotSwapQueue<T> : IEventQueue<T>
             _swappedOut += active.CloseForDraining();
             Volatile.Write(ref _draining, active);
             _lastDrainFreedRoom = true; // producers waiting on a full buffer now have a fresh one
+            AssertInvariants();
             return true;
         }
     }
@@ -246,6 +249,58 @@ internal sealed partial class HotSwapQueue<T> : IEventQueue<T>
 
             _closed = true; // before the exchange below, so a producer that sees the mark also sees this
             _swappedOut += _active.CloseForDraining();
+            Debug.Assert(Volatile.Read(ref _active.Claimed) >= ClosedMark, "HotSwapQueue: a closed queue's active buffer refuses claims");
+        }
+    }
+
+    /// <summary>Debug builds only (it compiles away in Release); worker only (it takes the swap lock against
+    /// <see cref="Close"/>), after a swap and after a drain.</summary>
+    /// <remarks>
+    /// Checks the two buffers' roles: while the queue is open the active buffer accepts claims and holds no drain
+    /// state, and the other buffer is exactly one of standby (recycled: refuses claims, nothing left in it) or draining
+    /// (closed with its count fixed, taken no further than that count, and within its capacity unless it grows); the
+    /// two capacities add up to the queue's. After a close the active buffer refuses claims; once the worker has
+    /// taken it, it is the one draining; a completed queue drains nothing and its last buffer is recycled.
+    /// </remarks>
+    [Conditional("DEBUG")]
+    internal void AssertInvariants()
+    {
+        lock (_swapLock)
+        {
+            SwapBuffer active = _active;
+            SwapBuffer? draining = _draining;
+            SwapBuffer? standby = _standby;
+            Debug.Assert(!_finalBufferTaken || _closed, "HotSwapQueue: the final buffer is taken only after a close");
+            Debug.Assert(!_completed || (_finalBufferTaken && draining == null), "HotSwapQueue: complete only once the final buffer is drained");
+            draining?.AssertClosedForDraining(_grow);
+            if (_completed)
+            {
+                Debug.Assert(standby == active, "HotSwapQueue: the last buffer drained is the standby");
+                standby!.AssertRecycled();
+                return;
+            }
+
+            if (_finalBufferTaken)
+            {
+                Debug.Assert(draining == active, "HotSwapQueue: after the close the worker drains the active buffer");
+                Debug.Assert(standby != null && standby != active, "HotSwapQueue: the other buffer is standby");
+                standby!.AssertRecycled();
+                return;
+            }
+
+            Debug.Assert((draining == null) != (standby == null), "HotSwapQueue: the other buffer is standby or draining, not both");
+            SwapBuffer? other = draining ?? standby;
+            Debug.Assert(other != null && other != active, "HotSwapQueue: two distinct buffers");
+            Debug.Assert(active.Slots.Length + other!.Slots.Length == Capacity, "HotSwapQueue: the two buffers hold the capacity");
+            standby?.AssertRecycled();
+            if (_closed)
+            {
+                active.AssertClosedForDraining(_grow);
+            }
+            else
+            {
+                active.AssertOpen();
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -105,6 +106,7 @@ internal sealed class QueueSegment<T>
 
                 if (observed == tail)
                 {
+                    AssertInvariants();
                     return EnqueueResult.Enqueued;
                 }
 
@@ -138,6 +140,7 @@ internal sealed class QueueSegment<T>
             long observed = Interlocked.CompareExchange(ref _positions.Tail, tail | SealedBit, tail);
             if (observed == tail)
             {
+                AssertInvariants();
                 return;
             }
 
@@ -165,9 +168,52 @@ internal sealed class QueueSegment<T>
             head++;
         }
 
-        Debug.Assert(head <= Claimed, "the worker never drains past the claims");
         Volatile.Write(ref _positions.Head, head);
+        AssertInvariants();
+        AssertDrained(head);
         return count - offset;
+    }
+
+    /// <summary>Debug builds only (it compiles away in Release); any thread: after a claim, a seal or a drain.</summary>
+    /// <remarks>
+    /// Checks the order of the two positions: the worker's head never passes the claims (it takes only what a
+    /// producer claimed). The head is read before the tail, so the check holds whichever threads move them meanwhile:
+    /// both only grow. (How far the claims may run ahead depends on where the worker is in a drain: it frees each slot
+    /// before it publishes the new head; <see cref="AssertDrained"/> checks that bound on the worker.)
+    /// </remarks>
+    [Conditional("DEBUG")]
+    internal void AssertInvariants()
+    {
+        long head = Volatile.Read(ref _positions.Head);
+        Debug.Assert(head >= 0 && head <= Claimed, "QueueSegment: the head never passes the claims");
+    }
+
+    /// <summary>Debug builds only; worker only, after a drain that left the head at <paramref name="head"/>.</summary>
+    /// <remarks>
+    /// Checks the count: the claims run at most one lap (the capacity) ahead of the head, since a producer claims a
+    /// position only once its slot's previous occupant was taken, and every slot taken so far is below the head. And
+    /// the sequence ordering of the next slots (up to 64): the slot for a position <c>p</c> at or past the head holds
+    /// <c>p</c> (free, or claimed and being written) or <c>p + 1</c> (published), never anything else; the slot just
+    /// taken holds its next lap's position (free), or one more (a producer already published there).
+    /// </remarks>
+    [Conditional("DEBUG")]
+    private void AssertDrained(long head)
+    {
+        Slot[] slots = _slots;
+        Debug.Assert(Claimed - head <= slots.Length, "QueueSegment: claims run at most one lap ahead of the head");
+        long end = head + Math.Min(slots.Length, 64);
+        for (long p = head; p < end; p++)
+        {
+            long sequence = Volatile.Read(ref slots[(int)p & _mask].Sequence);
+            Debug.Assert(sequence == p || sequence == p + 1, "QueueSegment: a slot ahead of the head holds its position or the next");
+        }
+
+        if (head > 0)
+        {
+            long next = head - 1 + slots.Length;
+            long sequence = Volatile.Read(ref slots[(int)(head - 1) & _mask].Sequence);
+            Debug.Assert(sequence == next || sequence == next + 1, "QueueSegment: a slot taken holds its next lap's position");
+        }
     }
 
     private struct Slot

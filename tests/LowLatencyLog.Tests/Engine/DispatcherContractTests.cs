@@ -505,7 +505,7 @@ public sealed class DispatcherContractTests
         var dispatcher = Start(sink, capacity: 16, OverflowAction.Block);
         for (int i = 0; i < 300; i++)
         {
-            Assert.That(SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting, LongTimeout), Is.True, "the idle worker parks");
+            Assert.That(SpinWait.SpinUntil(() => dispatcher.IsWorkerParked(), LongTimeout), Is.True, "the idle worker parks");
             dispatcher.Enqueue(new TestEvent(0, i), true);
             sink.WaitUntilCount(i + 1);
         }

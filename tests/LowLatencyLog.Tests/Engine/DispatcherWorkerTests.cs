@@ -37,7 +37,7 @@ public sealed class DispatcherWorkerTests
         dispatcher.Enqueue(new TestEvent(0, 0), true);
         sink.WaitUntilCount(1);
 
-        Assert.That(SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting, LongTimeout), Is.True, "the idle worker sleeps");
+        Assert.That(SpinWait.SpinUntil(() => dispatcher.IsWorkerParked(), LongTimeout), Is.True, "the idle worker sleeps");
         dispatcher.WorkerThread.Interrupt(); // before the fix this escaped the loop and ended the process
 
         sink.WaitUntil(() => sink.Errors.Any(e => e.Contains("unexpected error")), "the interrupt to be reported");
@@ -83,7 +83,7 @@ public sealed class DispatcherWorkerTests
                 if (phase == 7)
                 {
                     // Only Blocking parks at once; Adaptive parks after a second idle (its own tests below).
-                    SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting || strategy != WaitStrategyKind.Blocking, LongTimeout);
+                    SpinWait.SpinUntil(() => dispatcher.IsWorkerParked() || strategy != WaitStrategyKind.Blocking, LongTimeout);
                 }
                 else
                 {
@@ -135,13 +135,13 @@ public sealed class DispatcherWorkerTests
             }
 
             sink.WaitUntilCount(events);
-            Assert.That(dispatcher.Wait.WakeUps, Is.LessThanOrEqualTo(longGaps), "no event of the paced run had to wake the worker");
-            long beforePark = dispatcher.Wait.WakeUps;
+            Assert.That(ParkingOf.Dispatcher(dispatcher).WakeUps, Is.LessThanOrEqualTo(longGaps), "no event of the paced run had to wake the worker");
+            long beforePark = ParkingOf.Dispatcher(dispatcher).WakeUps;
 
-            Assert.That(SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting, LongTimeout), Is.True, "the idle worker parks");
+            Assert.That(SpinWait.SpinUntil(() => dispatcher.IsWorkerParked(), LongTimeout), Is.True, "the idle worker parks");
             Assert.That(dispatcher.Enqueue(new TestEvent(0, events), true), Is.True);
             sink.WaitUntilCount(events + 1);
-            Assert.That(dispatcher.Wait.WakeUps, Is.EqualTo(beforePark + 1), "the first event after the park woke it, once");
+            Assert.That(ParkingOf.Dispatcher(dispatcher).WakeUps, Is.EqualTo(beforePark + 1), "the first event after the park woke it, once");
             Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, events + 1)));
         }
         finally
@@ -162,7 +162,7 @@ public sealed class DispatcherWorkerTests
             const int events = 100;
             for (int i = 0; i < events; i++)
             {
-                SpinWait.SpinUntil(() => dispatcher.IsWorkerWaiting, LongTimeout);
+                SpinWait.SpinUntil(() => dispatcher.IsWorkerParked(), LongTimeout);
                 Assert.That(dispatcher.Enqueue(new TestEvent(0, i), true), Is.True);
                 sink.WaitUntilCount(i + 1);
             }
@@ -170,9 +170,9 @@ public sealed class DispatcherWorkerTests
             // A parked worker lowers its flag for a moment each time its 100 ms safety timeout runs out, and a worker
             // that finds the event already published after raising its flag takes it down without sleeping; a call
             // that reads the flag then (either thread descheduled on a loaded machine) finds no one to wake.
-            long missed = dispatcher.Wait.SafetyTimeouts + dispatcher.Wait.WorkFoundBeforeSleep;
-            Assert.That(dispatcher.Wait.WakeUps, Is.LessThanOrEqualTo(events));
-            Assert.That(dispatcher.Wait.WakeUps, Is.GreaterThanOrEqualTo(events - missed), "each event found the worker parked and woke it");
+            long missed = ParkingOf.Dispatcher(dispatcher).SafetyTimeouts + ParkingOf.Dispatcher(dispatcher).WorkFoundBeforeSleep;
+            Assert.That(ParkingOf.Dispatcher(dispatcher).WakeUps, Is.LessThanOrEqualTo(events));
+            Assert.That(ParkingOf.Dispatcher(dispatcher).WakeUps, Is.GreaterThanOrEqualTo(events - missed), "each event found the worker parked and woke it");
             Assert.That(sink.Events.Select(e => e.Sequence), Is.EqualTo(Enumerable.Range(0, events)));
         }
         finally
@@ -261,9 +261,36 @@ public sealed class EngineInvariantTests
         var wait = new BlockingWaitStrategy(claimIsFullFence: true);
         var work = new Flag();
         Task waiting = Task.Run(() => wait.WaitForWork(work));
-        Assert.That(SpinWait.SpinUntil(() => wait.IsWorkerParked, 30_000), Is.True);
+        Assert.That(SpinWait.SpinUntil(() => wait.Parking.IsParked, 30_000), Is.True);
         Volatile.Write(ref work.Value, true); // no SignalWork, no Wake
         Assert.That(waiting.Wait(30_000), Is.True, "the bounded sleep notices the work by itself");
+    }
+
+    [Test]
+    public void BlockingWait_InterruptedInItsSleep_TakesItsFlagDown()
+    {
+        // The worker reports an interrupt and goes on awake: a flag left raised would have producers wake no one.
+        var wait = new BlockingWaitStrategy(claimIsFullFence: true);
+        Exception? thrown = null;
+        var worker = new Thread(() =>
+        {
+            try
+            {
+                wait.WaitForWork(new Flag());
+            }
+            catch (ThreadInterruptedException e)
+            {
+                thrown = e;
+            }
+        });
+        worker.Start();
+        Assert.That(SpinWait.SpinUntil(() => wait.Parking.IsParked, 30_000), Is.True);
+
+        worker.Interrupt();
+
+        Assert.That(worker.Join(30_000), Is.True);
+        Assert.That(thrown, Is.InstanceOf<ThreadInterruptedException>());
+        Assert.That(wait.Parking.IsParked, Is.False, "the flag came down with the interrupted sleep");
     }
 
     [Test]
@@ -275,11 +302,11 @@ public sealed class EngineInvariantTests
         {
             Volatile.Write(ref work.Value, false);
             Task waiting = Task.Run(() => wait.WaitForWork(work));
-            Assert.That(SpinWait.SpinUntil(() => wait.IsWorkerParked, 30_000), Is.True);
+            Assert.That(SpinWait.SpinUntil(() => wait.Parking.IsParked, 30_000), Is.True);
             Volatile.Write(ref work.Value, true);
             wait.SignalWork();
             Assert.That(waiting.Wait(30_000), Is.True);
-            Assert.That(wait.IsWorkerParked, Is.False);
+            Assert.That(wait.Parking.IsParked, Is.False);
         }
     }
 

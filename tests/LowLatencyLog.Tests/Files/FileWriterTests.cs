@@ -202,12 +202,32 @@ public sealed class FileWriterTests
 
         public string? Footer { get; set; }
 
-        public List<string> Errors { get; } = new List<string>();
+        private readonly List<string> _errors = new List<string>();
 
-        public void ReportError(string message, Exception? ex = null, ErrorCode? code = null) => Errors.Add($"{code}: {message}");
+        /// <summary>A copy: the writer's retry timer reports from its own thread while a test reads.</summary>
+        public List<string> Errors
+        {
+            get
+            {
+                lock (_errors)
+                {
+                    return new List<string>(_errors);
+                }
+            }
+        }
 
-        public void ReportSetting(string message) => Errors.Add("setting: " + message);
+        public void ReportError(string message, Exception? ex = null, ErrorCode? code = null) => Add($"{code}: {message}");
 
-        public void ReportTimerFailure(Exception ex) => Errors.Add("timer: " + ex.Message);
+        public void ReportSetting(string message) => Add("setting: " + message);
+
+        public void ReportTimerFailure(Exception ex) => Add("timer: " + ex.Message);
+
+        private void Add(string error)
+        {
+            lock (_errors)
+            {
+                _errors.Add(error);
+            }
+        }
     }
 }

@@ -17,13 +17,15 @@ namespace LowLatencyLog.Engine.Disruptor;
 /// <see cref="Environment.CurrentManagedThreadId"/> per claim.</para>
 /// <para><b>Hand-over.</b> A thread that is not the owner (an application thread, or the worker when a child logs back
 /// into the appender) must not claim with a compare-and-swap while the owner may be writing the cursor with a plain
-/// store: both could take the same position. It sets <see cref="RingSequences.Mode"/> to Multi and then waits until the
-/// owner is not inside a single-producer claim; from then on every claim, the owner's included, is interlocked, and
-/// nothing was lost or written twice. The owner brackets each claim with <see cref="RingSequences.OwnerBusy"/> = 1 …
+/// store: both could take the same position. Under a lock it sets <see cref="RingSequences.Mode"/> to HandingOver, waits
+/// until the owner is not inside a single-producer claim, and only then sets it to Multi; a thread (the owner included)
+/// that finds a hand-over under way waits for that lock. From then on every claim is interlocked, and nothing was lost or
+/// written twice (a thread that claimed as in Multi mode as soon as the mode left Single could take the position the
+/// owner was still claiming). The owner brackets each claim with <see cref="RingSequences.OwnerBusy"/> = 1 …
 /// 0 and reads the mode in between. This is Dekker's store-then-load on both sides (owner: busy, then mode; hand-over:
 /// mode, then busy), made asymmetric so the owner pays no fence: the hand-over, which happens at most once, issues
 /// <c>Interlocked.MemoryBarrierProcessWide</c>, which flushes every core's store buffer. Either the owner read
-/// the mode after that barrier and saw Multi, or its busy store came before its read of the mode and the barrier made it
+/// the mode after that barrier and saw it had left Single, or its busy store came before its read of the mode and the barrier made it
 /// visible, so the hand-over waits for it to clear. Volatile accesses keep their program order in the JIT, so the
 /// busy store is not moved past the mode read. The netstandard2.0 build has no process-wide barrier: there the owner
 /// sets the flag with an interlocked exchange instead (a full fence on an uncontended line).</para>
@@ -102,12 +104,20 @@ internal sealed partial class DisruptorQueue<T>
 
                     Volatile.Write(ref _seq.Cursor, position + 1); // release: the claim count follows the publication
                     result = EnqueueResult.Enqueued;
+
+                    // The cursor is the owner's alone until it clears the busy flag: a hand-over waits for that.
+                    Debug.Assert(Volatile.Read(ref _seq.Cursor) == position + 1, "DisruptorQueue: in Single mode only the owner moves the cursor");
                 }
 
                 // Otherwise full: with no competitor, the owner simply tries again later.
             }
 
             Volatile.Write(ref _seq.OwnerBusy, 0); // release: the claim is complete before a hand-over sees the flag clear
+        }
+
+        if (result == EnqueueResult.Enqueued)
+        {
+            AssertInvariants();
         }
 
         return single;
@@ -139,7 +149,18 @@ internal sealed partial class DisruptorQueue<T>
         int owner = Interlocked.CompareExchange(ref _seq.Owner, me, 0);
         if (owner == 0 || owner == me)
         {
-            return Volatile.Read(ref _seq.Mode) == MultiMode;
+            int mode = Volatile.Read(ref _seq.Mode);
+            if (mode == HandingOverMode)
+            {
+                lock (_modeLock)
+                {
+                    // The hand-over holds the lock until the owner is out of its claim and the mode is Multi.
+                }
+
+                return true;
+            }
+
+            return mode == MultiMode;
         }
 
         bool handedOver;
@@ -169,7 +190,8 @@ internal sealed partial class DisruptorQueue<T>
             return false;
         }
 
-        Interlocked.Exchange(ref _seq.Mode, MultiMode); // full fence before the busy flag is read
+        // Not Multi yet: a thread that sees Multi claims at once, and the owner may still be inside its claim.
+        Interlocked.Exchange(ref _seq.Mode, HandingOverMode); // full fence before the busy flag is read
 #if !NETSTANDARD2_0
         Interlocked.MemoryBarrierProcessWide(); // the owner's plain busy store, if it read the old mode, is now visible
 #endif
@@ -179,6 +201,8 @@ internal sealed partial class DisruptorQueue<T>
             spinner.SpinOnce(); // the owner never waits inside a claim, so this is short unless it was preempted
         }
 
+        Volatile.Write(ref _seq.Mode, MultiMode); // release: the owner's last claim comes before every Multi claim
+        AssertInvariants();
         return true;
     }
 

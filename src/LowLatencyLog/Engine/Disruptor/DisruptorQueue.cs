@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using LowLatencyLog.Runtime;
@@ -39,6 +40,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
     internal const long SealedBit = 1L << 62;
     internal const int SingleMode = 0;
     internal const int MultiMode = 1;
+    internal const int HandingOverMode = 2;
 
     // Read by producers and the worker; written once, here.
     private readonly T[] _slots;
@@ -155,6 +157,7 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
             }
         }
 
+        AssertInvariants();
         return result;
     }
 
@@ -260,6 +263,8 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
         // Release: the slots are read and cleared before a producer can see them free.
         Volatile.Write(ref _seq.Consumer, published);
         _lastDrainFreedRoom = true;
+        AssertInvariants();
+        AssertAvailabilityAhead(published);
         return count;
     }
 
@@ -286,11 +291,55 @@ internal sealed partial class DisruptorQueue<T> : IEventQueue<T>, IReportingQueu
                 if (observed == cursor)
                 {
                     _closed = true;
+                    AssertInvariants();
                     return;
                 }
 
                 cursor = observed;
             }
+        }
+    }
+
+    /// <summary>Debug builds only (it compiles away in Release); any thread.</summary>
+    /// <remarks>
+    /// Checks the sequence ordering: the worker's gating sequence never passes the claims (it takes only claimed
+    /// positions; in Single mode by one at most, since the owner publishes a position before it stores the cursor), the claims never run more than one lap (the capacity) ahead of it (a position is claimed only once
+    /// its slot's previous occupant was taken), and the producers' cached copy of it never runs ahead of it (the cache
+    /// only holds values it had, so it never shows room that is not there). Each pair is read in the order that keeps
+    /// the check true while other threads move them: all three only grow. Also the mode: a Multi ring never is in
+    /// Single mode, and a closed ring has its cursor sealed and claims as in Multi mode.
+    /// </remarks>
+    [Conditional("DEBUG")]
+    internal void AssertInvariants()
+    {
+        int mode = Volatile.Read(ref _seq.Mode);
+        long consumer = Volatile.Read(ref _seq.Consumer);
+        long ahead = mode == MultiMode ? 0 : 1; // the owner publishes a position before it stores the cursor past it
+        Debug.Assert(consumer >= 0 && consumer <= Claimed() + ahead, "DisruptorQueue: the consumer never passes the claims");
+        long claimed = Claimed();
+        Debug.Assert(claimed - Volatile.Read(ref _seq.Consumer) <= _capacity, "DisruptorQueue: claims run at most one lap ahead");
+        long cached = Volatile.Read(ref _seq.GatingCache);
+        Debug.Assert(cached <= Volatile.Read(ref _seq.Consumer), "DisruptorQueue: the gating cache never runs ahead of the consumer");
+        mode = Volatile.Read(ref _seq.Mode);
+        Debug.Assert(mode == MultiMode || ProducerType == ProducerType.Single, "DisruptorQueue: only a Single ring leaves Multi mode");
+        Debug.Assert(!_closed || ((Volatile.Read(ref _seq.Cursor) & SealedBit) != 0 && mode == MultiMode), "DisruptorQueue: a closed ring is sealed and in Multi mode");
+    }
+
+    /// <summary>Debug builds only; worker only, after a drain that moved the gating sequence to <paramref name="consumer"/>.</summary>
+    /// <remarks>
+    /// Checks the availability entries of the next positions (up to 64): the entry for a position <c>p</c> at or past
+    /// the consumer holds the lap of its slot's previous occupant (<c>p - capacity</c>, taken, so published) or its own
+    /// lap (published), never an older or a later one.
+    /// </remarks>
+    [Conditional("DEBUG")]
+    private void AssertAvailabilityAhead(long consumer)
+    {
+        long end = consumer + Math.Min(_capacity, 64);
+        for (long p = consumer; p < end; p++)
+        {
+            int lap = (int)(p >> _shift);
+            int entry = Volatile.Read(ref _available[(int)p & _mask]);
+            Debug.Assert(entry == lap || entry == lap - 1, "DisruptorQueue: an entry ahead of the consumer holds its lap or the one before");
         }
     }
 }

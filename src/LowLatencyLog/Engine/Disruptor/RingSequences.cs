@@ -30,7 +30,8 @@ internal struct RingSequences
     [FieldOffset(Line + 8)]
     public long GatingCache;
 
-    /// <summary><see cref="DisruptorQueue{T}.SingleMode"/> or <see cref="DisruptorQueue{T}.MultiMode"/>; changes once at most.</summary>
+    /// <summary><see cref="DisruptorQueue{T}.SingleMode"/>, <see cref="DisruptorQueue{T}.HandingOverMode"/> (while a
+    /// hand-over waits for the owner) or <see cref="DisruptorQueue{T}.MultiMode"/>; moves that way once at most.</summary>
     [FieldOffset(Line + 16)]
     public int Mode;
 

@@ -37,7 +37,7 @@ public sealed class AdaptiveWaitStrategyTests
         wait.Wake();
 
         Assert.That(waiting.Wait(TimeSpan.FromSeconds(30)), Is.True, "the minute-long poll was cut short");
-        Assert.That(wait.WakeUps, Is.Zero, "a polling worker is not parked: no wake-up counted");
+        Assert.That(wait.Parking.WakeUps, Is.Zero, "a polling worker is not parked: no wake-up counted");
     }
 
     [Test]
@@ -62,12 +62,12 @@ public sealed class AdaptiveWaitStrategyTests
         var wait = new AdaptiveWaitStrategy(claimIsFullFence: true, MinutePoll, parkAfterMilliseconds: 0, pollsCutShort: false);
         var work = new Signal();
         Task waiting = Task.Factory.StartNew(() => wait.WaitForWork(work), TaskCreationOptions.LongRunning);
-        Assert.That(SpinWait.SpinUntil(() => wait.IsWorkerParked, TimeSpan.FromSeconds(30)), Is.True, "idle past the threshold, it parks");
+        Assert.That(SpinWait.SpinUntil(() => wait.Parking.IsParked, TimeSpan.FromSeconds(30)), Is.True, "idle past the threshold, it parks");
 
         work.Set();
         wait.SignalWork();
 
         Assert.That(waiting.Wait(TimeSpan.FromSeconds(30)), Is.True);
-        Assert.That(wait.WakeUps, Is.EqualTo(1));
+        Assert.That(wait.Parking.WakeUps, Is.EqualTo(1));
     }
 }
