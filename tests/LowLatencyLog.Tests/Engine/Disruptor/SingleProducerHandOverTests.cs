@@ -89,7 +89,9 @@ public sealed class SingleProducerHandOverTests
             slot = default;
         }
 
-        public override void Prepare(ref Gated slot)
+        public override object AllocateArena(int count) => new object();
+
+        public override void Prepare(ref Gated slot, object arena, int index)
         {
         }
 
