@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 using System.Linq;
 using log4net.Appender;
@@ -215,7 +216,7 @@ public sealed class RollingParityTests
         Assert.That(clock.Reads - reads, Is.EqualTo(3), "a single event is a batch of one: one read each");
         appender.Close();
 
-        string[] previousDay = File.ReadAllLines(harness.PathOf("dated/app.log" + Start.ToString(".yyyy-MM-dd")));
+        string[] previousDay = File.ReadAllLines(harness.PathOf("dated/app.log" + Start.ToString(".yyyy-MM-dd", CultureInfo.InvariantCulture)));
         string[] today = File.ReadAllLines(harness.PathOf("dated/app.log"));
         Assert.That(previousDay.Where(l => !l.StartsWith('[')), Is.EqualTo(Enumerable.Range(0, 50).Select(i => $"first {i}")));
         Assert.That(today.Where(l => !l.StartsWith('[')),

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Linq;
 using System.Security;
 using System.Text;
@@ -151,7 +152,7 @@ public sealed class ChildSpec
         xml.Append($"<file value=\"{{dir}}{File}\" /><appendToFile value=\"{(Append ? "true" : "false")}\" />");
         if (Rolls)
         {
-            xml.Append($"<rollingStyle value=\"Size\" /><maximumFileSize value=\"{MaxSize}\" /><maxSizeRollBackups value=\"{Backups}\" />");
+            xml.Append($"<rollingStyle value=\"Size\" /><maximumFileSize value=\"{MaxSize}\" /><maxSizeRollBackups value=\"{Backups.ToString(CultureInfo.InvariantCulture)}\" />");
             xml.Append("<staticLogFileName value=\"true\" />");
         }
 
@@ -203,7 +204,7 @@ public sealed class TreeSpec
         {
             top = "buffer";
             xml.Append("<appender name=\"buffer\" type=\"log4net.Appender.BufferingForwardingAppender\">");
-            xml.Append($"<bufferSize value=\"{BufferingSize}\" /><lossy value=\"false\" />");
+            xml.Append($"<bufferSize value=\"{BufferingSize.Value.ToString(CultureInfo.InvariantCulture)}\" /><lossy value=\"false\" />");
             if (BufferingThreshold != null)
             {
                 xml.Append($"<threshold value=\"{BufferingThreshold}\" />");

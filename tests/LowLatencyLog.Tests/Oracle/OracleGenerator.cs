@@ -74,6 +74,9 @@ public sealed class OracleGenerator
         "%newline", "%n{DOS}", "%property{log4net:HostName}",
     };
 
+    /// <summary>The message of the last call to each repository.</summary>
+    public const string WitnessMessage = "case end";
+
     private readonly Random _random;
     private readonly OracleFeature _features;
     private bool _endLines;
@@ -111,6 +114,25 @@ public sealed class OracleGenerator
             oracleCase.Reconfigured = oracleCase.Trees.Select(t => Tree(t.Children.Select(c => c.File).ToList())).ToList();
         }
 
+        // Each repository ends with a FATAL "case end" call that its last configuration writes somewhere, so that
+        // every case compares at least one line.
+        List<TreeSpec> last = oracleCase.Reconfigured ?? oracleCase.Trees;
+        for (int r = 0; r < repos; r++)
+        {
+            for (int attempt = 0; attempt < 8 && !OracleModel.Reaches(last[r], "App", "Fatal", WitnessMessage); attempt++)
+            {
+                last[r] = Tree(last[r].Children.Select(c => c.File).ToList());
+            }
+
+            if (!OracleModel.Reaches(last[r], "App", "Fatal", WitnessMessage))
+            {
+                last[r].RootLevel = "ALL";
+                last[r].BufferingThreshold = last[r].AsyncThreshold = last[r].Children[0].Threshold = null;
+                last[r].AsyncFilters.Clear();
+                last[r].Children[0].Filters.Clear();
+            }
+        }
+
         // log4net's text for an object it cannot render holds stack frames that depend on what the JIT inlined by
         // then; a size roll would fall at a different event: with a rolling file, no such objects.
         _noFrames = oracleCase.Trees.Concat(oracleCase.Reconfigured ?? new List<TreeSpec>()).Any(t => t.Children.Any(c => c.Rolls));
@@ -139,6 +161,11 @@ public sealed class OracleGenerator
             StepSpec log = LogStep();
             log.Repo = _random.Next(repos);
             oracleCase.Steps.Add(log);
+        }
+
+        for (int r = 0; r < repos; r++)
+        {
+            oracleCase.Steps.Add(new StepSpec { Repo = r, Logger = "App", Level = "Fatal", Method = "Plain", Message = ArgSpec.Of(WitnessMessage) });
         }
 
         return oracleCase;
@@ -175,6 +202,7 @@ public sealed class OracleGenerator
         {
             // Each log4net appender renders a message object again where ours capture it once: with an impure
             // argument only one child writes the message.
+            // A StringMatchFilter renders the message too, so it stays off such a child.
             bool withMessage = i == 0 || !Has(OracleFeature.Impure);
             tree.Children.Add(Child(files != null && i < files.Count && Chance(70) ? files[i] : (i == 0 ? "a.log" : "b.log"), withMessage));
         }
@@ -215,19 +243,19 @@ public sealed class OracleGenerator
 
         if (Has(OracleFeature.Filters) && Chance(40))
         {
-            child.Filters = Filters();
+            child.Filters = Filters(stringMatch: withMessage);
         }
 
         return child;
     }
 
-    private List<FilterSpec> Filters()
+    private List<FilterSpec> Filters(bool stringMatch = true)
     {
         var filters = new List<FilterSpec>();
         int count = _random.Next(1, 3);
         for (int i = 0; i < count; i++)
         {
-            filters.Add(Chance(50)
+            filters.Add(Chance(50) || !stringMatch
                 ? new FilterSpec { Kind = "LevelRange", Min = Chance(70) ? Pick(ConfigLevels.Skip(1).Take(5).ToArray()) : null, Max = Chance(50) ? Pick(ConfigLevels.Skip(2).Take(4).ToArray()) : null, Accept = Chance(50) }
                 : new FilterSpec { Kind = "StringMatch", Match = Pick(new[] { "e", "nested", "1", "order", "self", "impure", "😀" }), Accept = Chance(50) });
         }
