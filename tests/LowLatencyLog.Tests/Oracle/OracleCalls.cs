@@ -283,6 +283,12 @@ public sealed class StepSpec
 {
     public string Kind = "log"; // log, context, reconfigure
     public int Repo;
+
+    /// <summary>The index of the producer thread that makes the call.</summary>
+    public int Thread;
+
+    /// <summary>With fixed event times, the UTC ticks of the events this call makes.</summary>
+    public long Time;
     public string Logger = "App";
     public string Level = "Info";
     public string Method = "Plain"; // Plain, PlainEx, Format, Format1, Format2, Format3, FormatProvider

@@ -80,6 +80,34 @@ internal static class OracleCompare
         return output.ToArray();
     }
 
+    /// <summary>Replaces each key of <paramref name="names"/> written between ⟪ and ⟫ by its value, another number by "id".</summary>
+    internal static byte[] MapThreads(byte[] bytes, Dictionary<string, string> names)
+    {
+        byte[] open = Encoding.UTF8.GetBytes("⟪"), close = Encoding.UTF8.GetBytes("⟫");
+        var output = new List<byte>(bytes.Length);
+        int at = 0;
+        while (true)
+        {
+            int start = IndexOf(bytes, open, at);
+            int end = start < 0 ? -1 : IndexOf(bytes, close, start + open.Length);
+            if (end < 0)
+            {
+                output.AddRange(new ArraySegment<byte>(bytes, at, bytes.Length - at));
+                return output.ToArray();
+            }
+
+            string inside = Encoding.ASCII.GetString(bytes, start + open.Length, Math.Min(end - start - open.Length, 12));
+            output.AddRange(new ArraySegment<byte>(bytes, at, start + open.Length - at));
+            at = start + open.Length;
+            if (end - at <= 12 && (names.TryGetValue(inside, out string? name) || (inside.Length > 0 && inside.All(char.IsAsciiDigit))))
+            {
+                // A thread id of no producer (a pool thread's) stays a number.
+                output.AddRange(Encoding.UTF8.GetBytes(name ?? "id"));
+                at = end;
+            }
+        }
+    }
+
     /// <summary>Lines in a file, a last line without its newline counted.</summary>
     internal static int CountLines(byte[] bytes)
     {

@@ -80,14 +80,25 @@ public enum OracleFeature
     /// <summary>Two children behind one async appender, and a <c>fix</c> setting other than the default.</summary>
     Children = 1 << 19,
 
-    All = (1 << 20) - 1,
+    /// <summary>
+    /// Two to four producer threads (named, unnamed, thread-pool), the calls alternating between them, one at a time.
+    /// </summary>
+    Threads = 1 << 20,
+
+    /// <summary>
+    /// Each producer thread with its own culture (among them ones with other digits, signs and calendars: ar-SA,
+    /// th-TH, fa-IR), set as <c>CurrentCulture</c> and <c>CurrentUICulture</c>.
+    /// </summary>
+    Cultures = 1 << 21,
+
+    All = (1 << 22) - 1,
 
     /// <summary>
     /// A plain <c>StringBuilder</c> as a property value, changed right after the call. Not in <see cref="All"/>: a
     /// property value is kept as a reference, as log4net's own <c>Fix</c> keeps it, so a child rendering it later
     /// writes the changed text where a synchronous appender wrote the text at the call (a difference by design).
     /// </summary>
-    MutableContextRaw = 1 << 20,
+    MutableContextRaw = 1 << 30,
 }
 
 /// <summary>The four child appenders; ours are mirrored by log4net's own in the oracle.</summary>
@@ -196,6 +207,11 @@ public sealed class TreeSpec
     public string? SubLoggerLevel;
     public List<ChildSpec> Children = new List<ChildSpec>();
 
+    /// <summary>A <see cref="FixedTimeFilter"/> first on the first appender.</summary>
+    public bool FixedTime;
+
+    private const string FixedTimeXml = "<filter type=\"LowLatencyLog.Tests.Oracle.FixedTimeFilter, LowLatencyLog.Tests\" />";
+
     public string ToXml(bool oracle)
     {
         var xml = new StringBuilder("<log4net>");
@@ -204,6 +220,7 @@ public sealed class TreeSpec
         {
             top = "buffer";
             xml.Append("<appender name=\"buffer\" type=\"log4net.Appender.BufferingForwardingAppender\">");
+            xml.Append(FixedTime ? FixedTimeXml : "");
             xml.Append($"<bufferSize value=\"{BufferingSize.Value.ToString(CultureInfo.InvariantCulture)}\" /><lossy value=\"false\" />");
             if (BufferingThreshold != null)
             {
@@ -223,6 +240,11 @@ public sealed class TreeSpec
         if (AsyncThreshold != null)
         {
             xml.Append($"<threshold value=\"{AsyncThreshold}\" />");
+        }
+
+        if (FixedTime && BufferingSize == null)
+        {
+            xml.Append(FixedTimeXml);
         }
 
         foreach (FilterSpec filter in AsyncFilters)
