@@ -108,11 +108,11 @@ public sealed class RollingParityTests
             AppendToFile = settings.Append ? "true" : "false",
             RollingStyle = settings.Style,
             MaximumFileSize = settings.MaxSize,
-            MaxSizeRollBackups = settings.Backups.ToString(),
+            MaxSizeRollBackups = settings.Backups.ToString(CultureInfo.InvariantCulture),
             DatePattern = settings.DatePattern,
             StaticLogFileName = settings.StaticName ? "true" : "false",
             PreserveLogFileNameExtension = settings.Preserve ? "true" : "false",
-            CountDirection = settings.CountDirection.ToString(),
+            CountDirection = settings.CountDirection.ToString(CultureInfo.InvariantCulture),
         };
         var errors = new RecordingErrorHandler();
         ours.ErrorHandler = errors;
