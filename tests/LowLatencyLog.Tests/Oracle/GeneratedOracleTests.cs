@@ -50,9 +50,12 @@ public sealed class GeneratedOracleTests
         }
 
         // Pairs that show a message log4net already rendered (a buffering appender's fix, a string filter) and the
-        // async appender rendering it again.
+        // async appender rendering it again; a thread's culture against the format's provider; bursts from several
+        // threads into a small buffer.
         yield return new TestCaseData(OracleFeature.Mutated | OracleFeature.Buffering, 0).SetName("Generated_Mutated_Buffering");
         yield return new TestCaseData(OracleFeature.Impure | OracleFeature.Filters, 0).SetName("Generated_Impure_Filters");
+        yield return new TestCaseData(OracleFeature.Cultures | OracleFeature.Providers | OracleFeature.Methods, 0).SetName("Generated_Cultures_Providers");
+        yield return new TestCaseData(OracleFeature.Threads | OracleFeature.Long | OracleFeature.Children, 0).SetName("Generated_Threads_Long");
         for (int batch = 0; batch < 4; batch++)
         {
             yield return new TestCaseData(OracleFeature.All, batch).SetName("Generated_All_" + batch);

@@ -287,6 +287,9 @@ public sealed class StepSpec
     /// <summary>The index of the producer thread that makes the call.</summary>
     public int Thread;
 
+    /// <summary>A burst: how many calls.</summary>
+    public int Count;
+
     /// <summary>With fixed event times, the UTC ticks of the events this call makes.</summary>
     public long Time;
     public string Logger = "App";
@@ -312,6 +315,9 @@ public sealed class StepSpec
                 return;
             case "context":
                 RunContextStep(context);
+                return;
+            case "burst":
+                OracleLong.RunBurst(context.Logger(Repo, Logger), Count);
                 return;
         }
 
@@ -418,6 +424,8 @@ public sealed class StepSpec
         {
             case "reconfigure":
                 return $"XmlConfigurator.Configure(repo{Repo}, /* the second configuration */);";
+            case "burst":
+                return OracleLong.BurstCSharp(target, Count);
             case "context":
                 string value = ContextValue?.ToCSharp() ?? "null";
                 return ContextOp switch

@@ -91,7 +91,14 @@ public enum OracleFeature
     /// </summary>
     Cultures = 1 << 21,
 
-    All = (1 << 22) - 1,
+    /// <summary>
+    /// A small async buffer (16 to 128 slots) under each overflow mode (Block, Discard, Grow) and bursts of hundreds to
+    /// thousands of calls, so that the buffer wraps and fills. Under Discard what ours wrote must be in the oracle's
+    /// order, with every warning and error, and a report of the discards.
+    /// </summary>
+    Long = 1 << 22,
+
+    All = (1 << 23) - 1,
 
     /// <summary>
     /// A plain <c>StringBuilder</c> as a property value, changed right after the call. Not in <see cref="All"/>: a
@@ -207,6 +214,10 @@ public sealed class TreeSpec
     public string? SubLoggerLevel;
     public List<ChildSpec> Children = new List<ChildSpec>();
 
+    /// <summary>Ours only: the async appender's <c>bufferSize</c> and <c>overflow</c> (null: the defaults).</summary>
+    public int? BufferSize;
+    public string? Overflow;
+
     /// <summary>A <see cref="FixedTimeFilter"/> first on the first appender.</summary>
     public bool FixedTime;
 
@@ -232,6 +243,11 @@ public sealed class TreeSpec
 
         string type = oracle ? "log4net.Appender.ForwardingAppender" : $"LowLatencyLog.Appender.{AsyncKind}, LowLatencyLog";
         xml.Append($"<appender name=\"async\" type=\"{type}\">");
+        if (!oracle && BufferSize != null)
+        {
+            xml.Append($"<bufferSize value=\"{BufferSize.Value.ToString(CultureInfo.InvariantCulture)}\" /><overflow value=\"{Overflow}\" />");
+        }
+
         if (!oracle && Fix != null)
         {
             xml.Append($"<fix value=\"{Fix}\" />");

@@ -39,6 +39,7 @@ public sealed partial class OracleGenerator
     private readonly Random _random;
     private bool _unnamed;
     private bool _thai;
+    private bool _reconfigure;
     private bool _asciiMinus;
     private readonly OracleFeature _features;
     private bool _endLines;
@@ -66,6 +67,7 @@ public sealed partial class OracleGenerator
         // mid-event leaves one; log4net's appenders write on after it): with a file opened again, every pattern ends
         // its lines.
         _endLines = reconfigure;
+        _reconfigure = reconfigure;
         oracleCase.Threads = ThreadSpecs();
         _unnamed = oracleCase.Threads.Any(t => t.Kind != ThreadKind.Named);
         // log4net parses an int setting with the configuring thread's culture: under ar-SA or fa-IR, whose minus sign is
@@ -139,6 +141,19 @@ public sealed partial class OracleGenerator
             oracleCase.Steps.Add(log);
         }
 
+        // Bursts into each repository with a small buffer.
+        for (int r = 0; r < repos; r++)
+        {
+            if (oracleCase.Trees[r].BufferSize != null)
+            {
+                for (int b = _random.Next(1, 3); b > 0; b--)
+                {
+                    var burst = new StepSpec { Kind = "burst", Repo = r, Logger = Pick(Loggers), Count = _random.Next(200, 2500), Thread = _random.Next(oracleCase.Threads.Count) };
+                    oracleCase.Steps.Insert(_random.Next(oracleCase.Steps.Count + 1), burst);
+                }
+            }
+        }
+
         for (int r = 0; r < repos; r++)
         {
             oracleCase.Steps.Add(new StepSpec { Repo = r, Logger = "App", Level = "Fatal", Method = "Plain", Message = ArgSpec.Of(WitnessMessage) });
@@ -203,6 +218,14 @@ public sealed partial class OracleGenerator
             tree.AsyncFilters = Filters();
         }
 
+        // A small buffer, only where the files cannot roll or be opened again (under Discard the lines differ).
+        bool small = Has(OracleFeature.Long) && files == null && !_reconfigure && Chance(60);
+        if (small)
+        {
+            tree.BufferSize = Pick(new[] { 16, 32, 64, 128 });
+            tree.Overflow = Pick(tree.AsyncKind == "DisruptorAsyncAppender" ? new[] { "Block", "Discard" } : new[] { "Block", "Discard", "Grow" });
+        }
+
         int children = Has(OracleFeature.Children) && Chance(50) ? 2 : 1;
         for (int i = 0; i < children; i++)
         {
@@ -211,6 +234,17 @@ public sealed partial class OracleGenerator
             // A StringMatchFilter renders the message too, so it stays off such a child.
             bool withMessage = i == 0 || !Has(OracleFeature.Impure);
             tree.Children.Add(Child(files != null && i < files.Count && Chance(70) ? files[i] : (i == 0 ? "a.log" : "b.log"), withMessage));
+        }
+
+        if (tree.Overflow == "Discard")
+        {
+            // Compared line by line, by level: one line per event, the level first; no roll.
+            for (int c = 0; c < tree.Children.Count; c++)
+            {
+                ChildSpec child = tree.Children[c];
+                child.Pattern = "%-5level %logger " + (c == 0 || !Has(OracleFeature.Impure) ? "%message" : "") + "%newline";
+                child.Kind = child.Kind == ChildKind.RollingBuffered ? ChildKind.Buffered : child.Kind == ChildKind.Log4netRolling ? ChildKind.Log4netFile : child.Kind;
+            }
         }
 
         return tree;

@@ -192,6 +192,7 @@ internal static class OracleShrinker
     }
 
     private static string Plain(ChildSpec child) =>
+        child.Pattern.StartsWith("%-5level %logger ", StringComparison.Ordinal) ? child.Pattern : // compared by level under Discard
         System.Text.RegularExpressions.Regex.IsMatch(child.Pattern, "%[-0-9.]*(m|message)(?![a-z])") ? "%message%newline" : "%level%newline";
 
     private static bool Set(bool applies, Action change)
