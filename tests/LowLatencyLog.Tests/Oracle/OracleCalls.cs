@@ -361,6 +361,9 @@ public sealed class StepSpec
             case "logical":
                 LogicalThreadContext.Properties[Key] = value;
                 break;
+            case "global":
+                GlobalContext.Properties[Key] = value;
+                break;
             case "push":
                 ThreadContext.Stacks["NDC"].Push((string?)value);
                 break;
@@ -433,6 +436,7 @@ public sealed class StepSpec
                     "set" => $"ThreadContext.Properties[{ArgSpec.Literal(Key)}] = {value};",
                     "remove" => $"ThreadContext.Properties.Remove({ArgSpec.Literal(Key)});",
                     "logical" => $"LogicalThreadContext.Properties[{ArgSpec.Literal(Key)}] = {value};",
+                    "global" => $"GlobalContext.Properties[{ArgSpec.Literal(Key)}] = {value};",
                     "push" => $"ThreadContext.Stacks[\"NDC\"].Push({value});",
                     _ => "ThreadContext.Stacks[\"NDC\"].Pop();",
                 };

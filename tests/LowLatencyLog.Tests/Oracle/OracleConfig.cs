@@ -98,7 +98,16 @@ public enum OracleFeature
     /// </summary>
     Long = 1 << 22,
 
-    All = (1 << 23) - 1,
+    /// <summary>
+    /// Chains as applications build them: a second async appender behind the first, a synchronous sibling on a logger
+    /// (with additivity on or off), GlobalContext properties, the caller's location in patterns.
+    /// </summary>
+    Chains = 1 << 23,
+
+    /// <summary>File settings: encodings (with a byte-order mark: utf-8, utf-16, ...), header and footer, locking models.</summary>
+    FileOptions = 1 << 24,
+
+    All = (1 << 25) - 1,
 
     /// <summary>
     /// A plain <c>StringBuilder</c> as a property value, changed right after the call. Not in <see cref="All"/>: a
@@ -154,6 +163,11 @@ public sealed class ChildSpec
     public string MaxSize = "4KB";
     public int Backups = 2;
 
+    public string? Encoding;
+    public string? Header; // XML-escaped text
+    public string? Footer;
+    public string? Locking;
+
     public bool Rolls => Kind is ChildKind.RollingBuffered or ChildKind.Log4netRolling;
 
     public string ToXml(string name, bool oracle)
@@ -168,6 +182,8 @@ public sealed class ChildSpec
         var xml = new StringBuilder();
         xml.Append($"<appender name=\"{name}\" type=\"{type}\">");
         xml.Append($"<file value=\"{{dir}}{File}\" /><appendToFile value=\"{(Append ? "true" : "false")}\" />");
+        xml.Append(Encoding == null ? "" : $"<encoding value=\"{Encoding}\" />");
+        xml.Append(Locking == null ? "" : $"<lockingModel type=\"log4net.Appender.FileAppender+{Locking}\" />");
         if (Rolls)
         {
             xml.Append($"<rollingStyle value=\"Size\" /><maximumFileSize value=\"{MaxSize}\" /><maxSizeRollBackups value=\"{Backups.ToString(CultureInfo.InvariantCulture)}\" />");
@@ -184,7 +200,9 @@ public sealed class ChildSpec
             xml.Append(filter.ToXml());
         }
 
-        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(Pattern)}\" /></layout>");
+        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(Pattern)}\" />");
+        xml.Append(Header == null ? "" : $"<header value=\"{Header}\" />").Append(Footer == null ? "" : $"<footer value=\"{Footer}\" />");
+        xml.Append("</layout>");
         xml.Append("</appender>");
         return xml.ToString();
     }
@@ -213,6 +231,14 @@ public sealed class TreeSpec
     public string RootLevel = "ALL";
     public string? SubLoggerLevel;
     public List<ChildSpec> Children = new List<ChildSpec>();
+
+    /// <summary>A second async appender (this type; log4net's ForwardingAppender in the oracle) between the first and the children.</summary>
+    public string? NestedKind;
+
+    /// <summary>A synchronous log4net FileAppender on logger App.Sub (s.log), with that additivity, and its pattern.</summary>
+    public bool Sibling;
+    public bool Additivity = true;
+    public string SiblingPattern = "S %level %logger %message%newline";
 
     /// <summary>Ours only: the async appender's <c>bufferSize</c> and <c>overflow</c> (null: the defaults).</summary>
     public int? BufferSize;
@@ -268,20 +294,34 @@ public sealed class TreeSpec
             xml.Append(filter.ToXml());
         }
 
+        if (NestedKind != null)
+        {
+            xml.Append("<appender-ref ref=\"async2\" /></appender>");
+            xml.Append($"<appender name=\"async2\" type=\"{(oracle ? "log4net.Appender.ForwardingAppender" : $"LowLatencyLog.Appender.{NestedKind}, LowLatencyLog")}\">");
+        }
+
         for (int i = 0; i < Children.Count; i++)
         {
             xml.Append($"<appender-ref ref=\"child{i}\" />");
         }
 
         xml.Append("</appender>");
+        if (Sibling)
+        {
+            xml.Append("<appender name=\"sibling\" type=\"log4net.Appender.FileAppender\"><file value=\"{dir}s.log\" /><appendToFile value=\"true\" />");
+            xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(SiblingPattern)}\" /></layout></appender>");
+        }
+
         for (int i = 0; i < Children.Count; i++)
         {
             xml.Append(Children[i].ToXml("child" + i, oracle));
         }
 
-        if (SubLoggerLevel != null)
+        if (SubLoggerLevel != null || Sibling)
         {
-            xml.Append($"<logger name=\"App.Sub\"><level value=\"{SubLoggerLevel}\" /></logger>");
+            xml.Append($"<logger name=\"App.Sub\" additivity=\"{(Additivity ? "true" : "false")}\">");
+            xml.Append(SubLoggerLevel == null ? "" : $"<level value=\"{SubLoggerLevel}\" />").Append(Sibling ? "<appender-ref ref=\"sibling\" />" : "");
+            xml.Append("</logger>");
         }
 
         xml.Append($"<root><level value=\"{RootLevel}\" /><appender-ref ref=\"{top}\" /></root></log4net>");

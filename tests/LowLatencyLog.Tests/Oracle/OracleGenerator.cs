@@ -40,6 +40,7 @@ public sealed partial class OracleGenerator
     private bool _unnamed;
     private bool _thai;
     private bool _reconfigure;
+    private bool _fixedTime;
     private bool _asciiMinus;
     private readonly OracleFeature _features;
     private bool _endLines;
@@ -75,7 +76,7 @@ public sealed partial class OracleGenerator
         _asciiMinus = new[] { oracleCase.Threads[0].Culture == null ? CultureInfo.CurrentCulture : oracleCase.Threads[0].CultureInfo, CultureInfo.CurrentCulture }
             .All(c => c.NumberFormat.NegativeSign == "-");
         _thai = oracleCase.Threads.Any(t => (t.Culture ?? CultureInfo.CurrentCulture.Name).StartsWith("th", StringComparison.Ordinal));
-        oracleCase.FixedTime = Chance(75);
+        oracleCase.FixedTime = _fixedTime = Chance(75);
         for (int r = 0; r < repos; r++)
         {
             oracleCase.Trees.Add(Tree());
@@ -112,7 +113,7 @@ public sealed partial class OracleGenerator
 
         // log4net's text for an object it cannot render holds stack frames that depend on what the JIT inlined by
         // then; a size roll would fall at a different event: with a rolling file, no such objects.
-        _noFrames = oracleCase.Trees.Concat(oracleCase.Reconfigured ?? new List<TreeSpec>()).Any(t => t.Children.Any(c => c.Rolls));
+        _noFrames = oracleCase.Trees.Concat(oracleCase.Reconfigured ?? new List<TreeSpec>()).Any(t => t.Children.Any(c => c.Rolls || c.Encoding is not (null or "utf-8")));
         int steps = _random.Next(5, 40);
         var reconfigureAt = new HashSet<int>();
         if (oracleCase.Reconfigured != null)
@@ -130,7 +131,7 @@ public sealed partial class OracleGenerator
                 }
             }
 
-            if ((Has(OracleFeature.Context) || Has(OracleFeature.MutableContext) || Has(OracleFeature.MutableContextRaw)) && Chance(25))
+            if ((Has(OracleFeature.Context) || Has(OracleFeature.MutableContext) || Has(OracleFeature.MutableContextRaw) || Has(OracleFeature.Chains)) && Chance(25))
             {
                 oracleCase.Steps.Add(ContextStep());
             }
@@ -226,6 +227,16 @@ public sealed partial class OracleGenerator
             tree.Overflow = Pick(tree.AsyncKind == "DisruptorAsyncAppender" ? new[] { "Block", "Discard" } : new[] { "Block", "Discard", "Grow" });
         }
 
+        if (Has(OracleFeature.Chains))
+        {
+            tree.NestedKind = Chance(30) ? Pick(Support.AsyncAppenderKind.TypeNames) : null;
+            // Not with arguments that log: ours renders them again on the worker, whose calls reach the sibling
+            // (a known difference, reported apart).
+            tree.Sibling = !Has(OracleFeature.Reentrant) && Chance(40);
+            tree.Additivity = !Chance(40);
+            tree.SiblingPattern = ThreadMarks("S %level %logger [%thread] %property{user} " + (Has(OracleFeature.Impure) ? "" : "%message") + "%newline");
+        }
+
         int children = Has(OracleFeature.Children) && Chance(50) ? 2 : 1;
         for (int i = 0; i < children; i++)
         {
@@ -234,6 +245,18 @@ public sealed partial class OracleGenerator
             // A StringMatchFilter renders the message too, so it stays off such a child.
             bool withMessage = i == 0 || !Has(OracleFeature.Impure);
             tree.Children.Add(Child(files != null && i < files.Count && Chance(70) ? files[i] : (i == 0 ? "a.log" : "b.log"), withMessage));
+        }
+
+        foreach (ChildSpec child in tree.Children)
+        {
+            FileOptions(child, tree.Overflow != "Discard");
+        }
+
+        // The caller's location needs fix=Auto (or a fix naming it): an explicit fix without it is warned about, and
+        // the location reaches the child empty (docs/behaviours.md, 9).
+        if (tree.Children.Any(c => System.Text.RegularExpressions.Regex.IsMatch(c.Pattern, "%(method|M|line|L|location|l|class|C|type|file|F)(?![a-zA-Z])")))
+        {
+            tree.Fix = null;
         }
 
         if (tree.Overflow == "Discard")
@@ -289,6 +312,35 @@ public sealed partial class OracleGenerator
         return child;
     }
 
+    private static readonly string[] Encodings = { "utf-8", "utf-16", "utf-16BE", "utf-32", "us-ascii", "iso-8859-1" };
+    private static readonly string[] LockingModels = { "ExclusiveLock", "MinimalLock", "InterProcessLock", "NoLock" };
+
+    private void FileOptions(ChildSpec child, bool any)
+    {
+        if (!Has(OracleFeature.FileOptions) || !any)
+        {
+            return;
+        }
+
+        // Dates and thread ids are found in UTF-8 only: other encodings where they compare as written.
+        // A file opened again in another encoding would not end its last line with the byte 0x0A that ours looks for.
+        child.Encoding = Chance(40) ? (_fixedTime && !_unnamed && !_reconfigure ? Pick(Encodings) : "utf-8") : null;
+        child.Header = Chance(30) ? Pick(new[] { "== header é ==&#10;", "H&#13;&#10;", "[h]" }) : null;
+        child.Footer = Chance(30) ? Pick(new[] { "== footer 😀 ==&#10;", "F&#10;", "[f]" }) : null;
+        if (_endLines)
+        {
+            child.Header = child.Header is "[h]" ? "[h]&#10;" : child.Header;
+            child.Footer = child.Footer is "[f]" ? "[f]&#10;" : child.Footer;
+        }
+
+        child.Locking = Chance(40) ? Pick(LockingModels) : null;
+        if ((child.Header != null || child.Footer != null) && !child.Pattern.EndsWith("%newline", StringComparison.Ordinal))
+        {
+            // Ours starts a header or footer after a line left open on a new line (log4net writes it on): lines end.
+            child.Pattern += "%newline";
+        }
+    }
+
     private List<FilterSpec> Filters(bool stringMatch = true)
     {
         var filters = new List<FilterSpec>();
@@ -342,6 +394,11 @@ public sealed partial class OracleGenerator
             pattern.Append(" %exception");
         }
 
+        if (Has(OracleFeature.Chains) && Chance(20))
+        {
+            pattern.Append(Pick(new[] { " %method:%line", " %location", " %class.%M" }));
+        }
+
         return ThreadMarks(pattern.Append(_endLines || Chance(90) ? "%newline" : "").ToString());
     }
 
@@ -365,8 +422,8 @@ public sealed partial class OracleGenerator
     {
         var step = new StepSpec { Kind = "context", Key = Pick(Keys) };
         int op = _random.Next(Has(OracleFeature.Context) ? 5 : 1);
-        step.ContextOp = new[] { "set", "remove", "logical", "push", "pop" }[op];
-        if (step.ContextOp is "set" or "logical" or "push")
+        step.ContextOp = Has(OracleFeature.Chains) && Chance(30) ? "global" : new[] { "set", "remove", "logical", "push", "pop" }[op];
+        if (step.ContextOp is "set" or "logical" or "push" or "global")
         {
             var mutable = new List<string>();
             if (Has(OracleFeature.MutableContext))
