@@ -259,6 +259,16 @@ public sealed partial class OracleGenerator
             tree.Fix = null;
         }
 
+        if (tree.BufferSize != null)
+        {
+            // log4net's RollingFileAppender checks the size once per batch it is handed (ours hands it batches, the
+            // oracle single events), so where a burst rolls depends on the batches: no roll behind a small buffer.
+            foreach (ChildSpec child in tree.Children)
+            {
+                child.Kind = child.Kind == ChildKind.RollingBuffered ? ChildKind.Buffered : child.Kind == ChildKind.Log4netRolling ? ChildKind.Log4netFile : child.Kind;
+            }
+        }
+
         if (tree.Overflow == "Discard")
         {
             // Compared line by line, by level: one line per event, the level first; no roll.
