@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 using System.Linq;
 using log4net.Appender;
@@ -107,11 +108,11 @@ public sealed class RollingParityTests
             AppendToFile = settings.Append ? "true" : "false",
             RollingStyle = settings.Style,
             MaximumFileSize = settings.MaxSize,
-            MaxSizeRollBackups = settings.Backups.ToString(),
+            MaxSizeRollBackups = settings.Backups.ToString(CultureInfo.InvariantCulture),
             DatePattern = settings.DatePattern,
             StaticLogFileName = settings.StaticName ? "true" : "false",
             PreserveLogFileNameExtension = settings.Preserve ? "true" : "false",
-            CountDirection = settings.CountDirection.ToString(),
+            CountDirection = settings.CountDirection.ToString(CultureInfo.InvariantCulture),
         };
         var errors = new RecordingErrorHandler();
         ours.ErrorHandler = errors;
@@ -215,7 +216,7 @@ public sealed class RollingParityTests
         Assert.That(clock.Reads - reads, Is.EqualTo(3), "a single event is a batch of one: one read each");
         appender.Close();
 
-        string[] previousDay = File.ReadAllLines(harness.PathOf("dated/app.log" + Start.ToString(".yyyy-MM-dd")));
+        string[] previousDay = File.ReadAllLines(harness.PathOf("dated/app.log" + Start.ToString(".yyyy-MM-dd", CultureInfo.InvariantCulture)));
         string[] today = File.ReadAllLines(harness.PathOf("dated/app.log"));
         Assert.That(previousDay.Where(l => !l.StartsWith('[')), Is.EqualTo(Enumerable.Range(0, 50).Select(i => $"first {i}")));
         Assert.That(today.Where(l => !l.StartsWith('[')),

@@ -283,6 +283,15 @@ public sealed class StepSpec
 {
     public string Kind = "log"; // log, context, reconfigure
     public int Repo;
+
+    /// <summary>The index of the producer thread that makes the call.</summary>
+    public int Thread;
+
+    /// <summary>A burst: how many calls.</summary>
+    public int Count;
+
+    /// <summary>With fixed event times, the UTC ticks of the events this call makes.</summary>
+    public long Time;
     public string Logger = "App";
     public string Level = "Info";
     public string Method = "Plain"; // Plain, PlainEx, Format, Format1, Format2, Format3, FormatProvider
@@ -306,6 +315,9 @@ public sealed class StepSpec
                 return;
             case "context":
                 RunContextStep(context);
+                return;
+            case "burst":
+                OracleLong.RunBurst(context.Logger(Repo, Logger), Count);
                 return;
         }
 
@@ -348,6 +360,9 @@ public sealed class StepSpec
                 break;
             case "logical":
                 LogicalThreadContext.Properties[Key] = value;
+                break;
+            case "global":
+                GlobalContext.Properties[Key] = value;
                 break;
             case "push":
                 ThreadContext.Stacks["NDC"].Push((string?)value);
@@ -412,6 +427,8 @@ public sealed class StepSpec
         {
             case "reconfigure":
                 return $"XmlConfigurator.Configure(repo{Repo}, /* the second configuration */);";
+            case "burst":
+                return OracleLong.BurstCSharp(target, Count);
             case "context":
                 string value = ContextValue?.ToCSharp() ?? "null";
                 return ContextOp switch
@@ -419,6 +436,7 @@ public sealed class StepSpec
                     "set" => $"ThreadContext.Properties[{ArgSpec.Literal(Key)}] = {value};",
                     "remove" => $"ThreadContext.Properties.Remove({ArgSpec.Literal(Key)});",
                     "logical" => $"LogicalThreadContext.Properties[{ArgSpec.Literal(Key)}] = {value};",
+                    "global" => $"GlobalContext.Properties[{ArgSpec.Literal(Key)}] = {value};",
                     "push" => $"ThreadContext.Stacks[\"NDC\"].Push({value});",
                     _ => "ThreadContext.Stacks[\"NDC\"].Pop();",
                 };

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Linq;
 using System.Security;
 using System.Text;
@@ -79,14 +80,41 @@ public enum OracleFeature
     /// <summary>Two children behind one async appender, and a <c>fix</c> setting other than the default.</summary>
     Children = 1 << 19,
 
-    All = (1 << 20) - 1,
+    /// <summary>
+    /// Two to four producer threads (named, unnamed, thread-pool), the calls alternating between them, one at a time.
+    /// </summary>
+    Threads = 1 << 20,
+
+    /// <summary>
+    /// Each producer thread with its own culture (among them ones with other digits, signs and calendars: ar-SA,
+    /// th-TH, fa-IR), set as <c>CurrentCulture</c> and <c>CurrentUICulture</c>.
+    /// </summary>
+    Cultures = 1 << 21,
+
+    /// <summary>
+    /// A small async buffer (16 to 128 slots) under each overflow mode (Block, Discard, Grow) and bursts of hundreds to
+    /// thousands of calls, so that the buffer wraps and fills. Under Discard what ours wrote must be in the oracle's
+    /// order, with every warning and error, and a report of the discards.
+    /// </summary>
+    Long = 1 << 22,
+
+    /// <summary>
+    /// Chains as applications build them: a second async appender behind the first, a synchronous sibling on a logger
+    /// (with additivity on or off), GlobalContext properties, the caller's location in patterns.
+    /// </summary>
+    Chains = 1 << 23,
+
+    /// <summary>File settings: encodings (with a byte-order mark: utf-8, utf-16, ...), header and footer, locking models.</summary>
+    FileOptions = 1 << 24,
+
+    All = (1 << 25) - 1,
 
     /// <summary>
     /// A plain <c>StringBuilder</c> as a property value, changed right after the call. Not in <see cref="All"/>: a
     /// property value is kept as a reference, as log4net's own <c>Fix</c> keeps it, so a child rendering it later
     /// writes the changed text where a synchronous appender wrote the text at the call (a difference by design).
     /// </summary>
-    MutableContextRaw = 1 << 20,
+    MutableContextRaw = 1 << 30,
 }
 
 /// <summary>The four child appenders; ours are mirrored by log4net's own in the oracle.</summary>
@@ -135,6 +163,11 @@ public sealed class ChildSpec
     public string MaxSize = "4KB";
     public int Backups = 2;
 
+    public string? Encoding;
+    public string? Header; // XML-escaped text
+    public string? Footer;
+    public string? Locking;
+
     public bool Rolls => Kind is ChildKind.RollingBuffered or ChildKind.Log4netRolling;
 
     public string ToXml(string name, bool oracle)
@@ -149,9 +182,11 @@ public sealed class ChildSpec
         var xml = new StringBuilder();
         xml.Append($"<appender name=\"{name}\" type=\"{type}\">");
         xml.Append($"<file value=\"{{dir}}{File}\" /><appendToFile value=\"{(Append ? "true" : "false")}\" />");
+        xml.Append(Encoding == null ? "" : $"<encoding value=\"{Encoding}\" />");
+        xml.Append(Locking == null ? "" : $"<lockingModel type=\"log4net.Appender.FileAppender+{Locking}\" />");
         if (Rolls)
         {
-            xml.Append($"<rollingStyle value=\"Size\" /><maximumFileSize value=\"{MaxSize}\" /><maxSizeRollBackups value=\"{Backups}\" />");
+            xml.Append($"<rollingStyle value=\"Size\" /><maximumFileSize value=\"{MaxSize}\" /><maxSizeRollBackups value=\"{Backups.ToString(CultureInfo.InvariantCulture)}\" />");
             xml.Append("<staticLogFileName value=\"true\" />");
         }
 
@@ -165,7 +200,9 @@ public sealed class ChildSpec
             xml.Append(filter.ToXml());
         }
 
-        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(Pattern)}\" /></layout>");
+        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(Pattern)}\" />");
+        xml.Append(Header == null ? "" : $"<header value=\"{Header}\" />").Append(Footer == null ? "" : $"<footer value=\"{Footer}\" />");
+        xml.Append("</layout>");
         xml.Append("</appender>");
         return xml.ToString();
     }
@@ -195,6 +232,23 @@ public sealed class TreeSpec
     public string? SubLoggerLevel;
     public List<ChildSpec> Children = new List<ChildSpec>();
 
+    /// <summary>A second async appender (this type; log4net's ForwardingAppender in the oracle) between the first and the children.</summary>
+    public string? NestedKind;
+
+    /// <summary>A synchronous log4net FileAppender on logger App.Sub (s.log), with that additivity, and its pattern.</summary>
+    public bool Sibling;
+    public bool Additivity = true;
+    public string SiblingPattern = "S %level %logger %message%newline";
+
+    /// <summary>Ours only: the async appender's <c>bufferSize</c> and <c>overflow</c> (null: the defaults).</summary>
+    public int? BufferSize;
+    public string? Overflow;
+
+    /// <summary>A <see cref="FixedTimeFilter"/> first on the first appender.</summary>
+    public bool FixedTime;
+
+    private const string FixedTimeXml = "<filter type=\"LowLatencyLog.Tests.Oracle.FixedTimeFilter, LowLatencyLog.Tests\" />";
+
     public string ToXml(bool oracle)
     {
         var xml = new StringBuilder("<log4net>");
@@ -203,7 +257,8 @@ public sealed class TreeSpec
         {
             top = "buffer";
             xml.Append("<appender name=\"buffer\" type=\"log4net.Appender.BufferingForwardingAppender\">");
-            xml.Append($"<bufferSize value=\"{BufferingSize}\" /><lossy value=\"false\" />");
+            xml.Append(FixedTime ? FixedTimeXml : "");
+            xml.Append($"<bufferSize value=\"{BufferingSize.Value.ToString(CultureInfo.InvariantCulture)}\" /><lossy value=\"false\" />");
             if (BufferingThreshold != null)
             {
                 xml.Append($"<threshold value=\"{BufferingThreshold}\" />");
@@ -214,6 +269,11 @@ public sealed class TreeSpec
 
         string type = oracle ? "log4net.Appender.ForwardingAppender" : $"LowLatencyLog.Appender.{AsyncKind}, LowLatencyLog";
         xml.Append($"<appender name=\"async\" type=\"{type}\">");
+        if (!oracle && BufferSize != null)
+        {
+            xml.Append($"<bufferSize value=\"{BufferSize.Value.ToString(CultureInfo.InvariantCulture)}\" /><overflow value=\"{Overflow}\" />");
+        }
+
         if (!oracle && Fix != null)
         {
             xml.Append($"<fix value=\"{Fix}\" />");
@@ -224,9 +284,20 @@ public sealed class TreeSpec
             xml.Append($"<threshold value=\"{AsyncThreshold}\" />");
         }
 
+        if (FixedTime && BufferingSize == null)
+        {
+            xml.Append(FixedTimeXml);
+        }
+
         foreach (FilterSpec filter in AsyncFilters)
         {
             xml.Append(filter.ToXml());
+        }
+
+        if (NestedKind != null)
+        {
+            xml.Append("<appender-ref ref=\"async2\" /></appender>");
+            xml.Append($"<appender name=\"async2\" type=\"{(oracle ? "log4net.Appender.ForwardingAppender" : $"LowLatencyLog.Appender.{NestedKind}, LowLatencyLog")}\">");
         }
 
         for (int i = 0; i < Children.Count; i++)
@@ -235,14 +306,22 @@ public sealed class TreeSpec
         }
 
         xml.Append("</appender>");
+        if (Sibling)
+        {
+            xml.Append("<appender name=\"sibling\" type=\"log4net.Appender.FileAppender\"><file value=\"{dir}s.log\" /><appendToFile value=\"true\" />");
+            xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(SiblingPattern)}\" /></layout></appender>");
+        }
+
         for (int i = 0; i < Children.Count; i++)
         {
             xml.Append(Children[i].ToXml("child" + i, oracle));
         }
 
-        if (SubLoggerLevel != null)
+        if (SubLoggerLevel != null || Sibling)
         {
-            xml.Append($"<logger name=\"App.Sub\"><level value=\"{SubLoggerLevel}\" /></logger>");
+            xml.Append($"<logger name=\"App.Sub\" additivity=\"{(Additivity ? "true" : "false")}\">");
+            xml.Append(SubLoggerLevel == null ? "" : $"<level value=\"{SubLoggerLevel}\" />").Append(Sibling ? "<appender-ref ref=\"sibling\" />" : "");
+            xml.Append("</logger>");
         }
 
         xml.Append($"<root><level value=\"{RootLevel}\" /><appender-ref ref=\"{top}\" /></root></log4net>");

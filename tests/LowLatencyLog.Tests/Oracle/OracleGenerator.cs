@@ -1,60 +1,16 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Linq;
 using System.Text;
 
 namespace LowLatencyLog.Tests.Oracle;
 
-/// <summary>One generated case: the configuration of each repository (and the one it is reconfigured with), and the steps.</summary>
-public sealed class OracleCase
-{
-    public int Seed;
-    public int Index;
-    public OracleFeature Features;
-    public List<TreeSpec> Trees = new List<TreeSpec>();
-    public List<TreeSpec>? Reconfigured;
-    public List<StepSpec> Steps = new List<StepSpec>();
-
-    public OracleCase With(List<TreeSpec>? trees = null, List<StepSpec>? steps = null, bool dropReconfigured = false) => new OracleCase
-    {
-        Seed = Seed,
-        Index = Index,
-        Features = Features,
-        Trees = trees ?? Trees,
-        Reconfigured = dropReconfigured ? null : Reconfigured,
-        Steps = steps ?? Steps,
-    };
-
-    /// <summary>The case as text a developer can read and replay by hand: the XML of both sides and the calls in C#.</summary>
-    public string Describe()
-    {
-        var text = new StringBuilder();
-        for (int r = 0; r < Trees.Count; r++)
-        {
-            text.AppendLine($"repo{r} (ours):   {Trees[r].ToXml(oracle: false)}");
-            text.AppendLine($"repo{r} (oracle): {Trees[r].ToXml(oracle: true)}");
-            if (Reconfigured != null)
-            {
-                text.AppendLine($"repo{r} reconfigured (ours):   {Reconfigured[r].ToXml(oracle: false)}");
-                text.AppendLine($"repo{r} reconfigured (oracle): {Reconfigured[r].ToXml(oracle: true)}");
-            }
-        }
-
-        text.AppendLine("calls, on one thread, then the repositories shut down:");
-        foreach (StepSpec step in Steps)
-        {
-            text.Append("    ").AppendLine(step.ToCSharp());
-        }
-
-        return text.ToString();
-    }
-}
-
 /// <summary>
 /// Generates cases from a seed and an index, using only the features switched on; the same seed, index and features
 /// give the same case.
 /// </summary>
-public sealed class OracleGenerator
+public sealed partial class OracleGenerator
 {
     private static readonly string[] Levels = { "Debug", "Info", "Warn", "Error", "Fatal" };
     private static readonly string[] ConfigLevels = { "ALL", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF" };
@@ -74,7 +30,18 @@ public sealed class OracleGenerator
         "%newline", "%n{DOS}", "%property{log4net:HostName}",
     };
 
+    /// <summary>The message of the last call to each repository.</summary>
+    public const string WitnessMessage = "case end";
+
+    private static readonly string[] ThreadNames = { "producer-", "Ünï 線程 ", "", " " };
+    private static readonly string[] ThreadCultures = { "", "en-US", "de-DE", "fr-CH", "ar-SA", "th-TH", "fa-IR", "tr-TR", "ja-JP", "hi-IN", "ar-EG" };
+
     private readonly Random _random;
+    private bool _unnamed;
+    private bool _thai;
+    private bool _reconfigure;
+    private bool _fixedTime;
+    private bool _asciiMinus;
     private readonly OracleFeature _features;
     private bool _endLines;
     private bool _noFrames;
@@ -101,6 +68,15 @@ public sealed class OracleGenerator
         // mid-event leaves one; log4net's appenders write on after it): with a file opened again, every pattern ends
         // its lines.
         _endLines = reconfigure;
+        _reconfigure = reconfigure;
+        oracleCase.Threads = ThreadSpecs();
+        _unnamed = oracleCase.Threads.Any(t => t.Kind != ThreadKind.Named);
+        // log4net parses an int setting with the configuring thread's culture: under ar-SA or fa-IR, whose minus sign is
+        // not "-", it cannot read maxSizeRollBackups="-1" and drops the appender (ours reads settings invariantly).
+        _asciiMinus = new[] { oracleCase.Threads[0].Culture == null ? CultureInfo.CurrentCulture : oracleCase.Threads[0].CultureInfo, CultureInfo.CurrentCulture }
+            .All(c => c.NumberFormat.NegativeSign == "-");
+        _thai = oracleCase.Threads.Any(t => (t.Culture ?? CultureInfo.CurrentCulture.Name).StartsWith("th", StringComparison.Ordinal));
+        oracleCase.FixedTime = _fixedTime = Chance(75);
         for (int r = 0; r < repos; r++)
         {
             oracleCase.Trees.Add(Tree());
@@ -111,9 +87,33 @@ public sealed class OracleGenerator
             oracleCase.Reconfigured = oracleCase.Trees.Select(t => Tree(t.Children.Select(c => c.File).ToList())).ToList();
         }
 
+        // Each repository ends with a FATAL "case end" call that its last configuration writes somewhere, so that
+        // every case compares at least one line.
+        List<TreeSpec> last = oracleCase.Reconfigured ?? oracleCase.Trees;
+        for (int r = 0; r < repos; r++)
+        {
+            for (int attempt = 0; attempt < 8 && !OracleModel.Reaches(last[r], "App", "Fatal", WitnessMessage); attempt++)
+            {
+                last[r] = Tree(last[r].Children.Select(c => c.File).ToList());
+            }
+
+            if (!OracleModel.Reaches(last[r], "App", "Fatal", WitnessMessage))
+            {
+                last[r].RootLevel = "ALL";
+                last[r].BufferingThreshold = last[r].AsyncThreshold = last[r].Children[0].Threshold = null;
+                last[r].AsyncFilters.Clear();
+                last[r].Children[0].Filters.Clear();
+            }
+        }
+
+        foreach (TreeSpec tree in oracleCase.Trees.Concat(oracleCase.Reconfigured ?? new List<TreeSpec>()))
+        {
+            tree.FixedTime = oracleCase.FixedTime;
+        }
+
         // log4net's text for an object it cannot render holds stack frames that depend on what the JIT inlined by
         // then; a size roll would fall at a different event: with a rolling file, no such objects.
-        _noFrames = oracleCase.Trees.Concat(oracleCase.Reconfigured ?? new List<TreeSpec>()).Any(t => t.Children.Any(c => c.Rolls));
+        _noFrames = oracleCase.Trees.Concat(oracleCase.Reconfigured ?? new List<TreeSpec>()).Any(t => t.Children.Any(c => c.Rolls || c.Encoding is not (null or "utf-8")));
         int steps = _random.Next(5, 40);
         var reconfigureAt = new HashSet<int>();
         if (oracleCase.Reconfigured != null)
@@ -131,17 +131,66 @@ public sealed class OracleGenerator
                 }
             }
 
-            if ((Has(OracleFeature.Context) || Has(OracleFeature.MutableContext) || Has(OracleFeature.MutableContextRaw)) && Chance(25))
+            if ((Has(OracleFeature.Context) || Has(OracleFeature.MutableContext) || Has(OracleFeature.MutableContextRaw) || Has(OracleFeature.Chains)) && Chance(25))
             {
                 oracleCase.Steps.Add(ContextStep());
             }
 
             StepSpec log = LogStep();
             log.Repo = _random.Next(repos);
+            log.Thread = _random.Next(oracleCase.Threads.Count);
             oracleCase.Steps.Add(log);
         }
 
+        // Bursts into each repository with a small buffer.
+        for (int r = 0; r < repos; r++)
+        {
+            if (oracleCase.Trees[r].BufferSize != null)
+            {
+                for (int b = _random.Next(1, 3); b > 0; b--)
+                {
+                    var burst = new StepSpec { Kind = "burst", Repo = r, Logger = Pick(Loggers), Count = _random.Next(200, 2500), Thread = _random.Next(oracleCase.Threads.Count) };
+                    oracleCase.Steps.Insert(_random.Next(oracleCase.Steps.Count + 1), burst);
+                }
+            }
+        }
+
+        for (int r = 0; r < repos; r++)
+        {
+            oracleCase.Steps.Add(new StepSpec { Repo = r, Logger = "App", Level = "Fatal", Method = "Plain", Message = ArgSpec.Of(WitnessMessage) });
+        }
+
+        // Context changes on a thread that keeps its context (not the pool's); the times of the calls go forward by
+        // up to seconds, now and then by hours or days.
+        var ownContext = Enumerable.Range(0, oracleCase.Threads.Count).Where(t => oracleCase.Threads[t].Kind != ThreadKind.Pool).ToList();
+        long time = new DateTime(2001 + _random.Next(38), 1 + _random.Next(12), 1 + _random.Next(28), 0, 0, 0, DateTimeKind.Utc).Ticks + _random.NextInt64(TimeSpan.TicksPerDay);
+        foreach (StepSpec step in oracleCase.Steps)
+        {
+            step.Thread = step.Kind == "context" ? Pick(ownContext) : step.Thread; // reconfigurations on the first
+            time += Chance(5) ? _random.NextInt64(TimeSpan.TicksPerDay * 3) : _random.NextInt64(TimeSpan.TicksPerSecond * 3);
+            step.Time = time;
+        }
+
         return oracleCase;
+    }
+
+    private List<ThreadSpec> ThreadSpecs()
+    {
+        int count = Has(OracleFeature.Threads) ? _random.Next(1, 5) : 1;
+        var threads = new List<ThreadSpec>();
+        for (int t = 0; t < count; t++)
+        {
+            // The first is named: reconfigurations and context changes need a thread of their own.
+            ThreadKind kind = t == 0 ? ThreadKind.Named : (ThreadKind)_random.Next(3);
+            threads.Add(new ThreadSpec
+            {
+                Kind = kind,
+                Name = t == 0 ? "oracle-case" : Pick(ThreadNames) + t.ToString(CultureInfo.InvariantCulture),
+                Culture = Has(OracleFeature.Cultures) ? Pick(ThreadCultures) : null,
+            });
+        }
+
+        return threads;
     }
 
     private TreeSpec Tree(List<string>? files = null)
@@ -170,13 +219,65 @@ public sealed class OracleGenerator
             tree.AsyncFilters = Filters();
         }
 
+        // A small buffer, only where the files cannot roll or be opened again (under Discard the lines differ).
+        bool small = Has(OracleFeature.Long) && files == null && !_reconfigure && Chance(60);
+        if (small)
+        {
+            tree.BufferSize = Pick(new[] { 16, 32, 64, 128 });
+            tree.Overflow = Pick(tree.AsyncKind == "DisruptorAsyncAppender" ? new[] { "Block", "Discard" } : new[] { "Block", "Discard", "Grow" });
+        }
+
+        if (Has(OracleFeature.Chains))
+        {
+            tree.NestedKind = Chance(30) ? Pick(Support.AsyncAppenderKind.TypeNames) : null;
+            // Not with arguments that log: ours renders them again on the worker, whose calls reach the sibling
+            // (a known difference, reported apart).
+            tree.Sibling = !Has(OracleFeature.Reentrant) && Chance(40);
+            tree.Additivity = !Chance(40);
+            tree.SiblingPattern = ThreadMarks("S %level %logger [%thread] %property{user} " + (Has(OracleFeature.Impure) ? "" : "%message") + "%newline");
+        }
+
         int children = Has(OracleFeature.Children) && Chance(50) ? 2 : 1;
         for (int i = 0; i < children; i++)
         {
             // Each log4net appender renders a message object again where ours capture it once: with an impure
             // argument only one child writes the message.
+            // A StringMatchFilter renders the message too, so it stays off such a child.
             bool withMessage = i == 0 || !Has(OracleFeature.Impure);
             tree.Children.Add(Child(files != null && i < files.Count && Chance(70) ? files[i] : (i == 0 ? "a.log" : "b.log"), withMessage));
+        }
+
+        foreach (ChildSpec child in tree.Children)
+        {
+            FileOptions(child, tree.Overflow != "Discard");
+        }
+
+        // The caller's location needs fix=Auto (or a fix naming it): an explicit fix without it is warned about, and
+        // the location reaches the child empty (docs/behaviours.md, 9).
+        if (tree.Children.Any(c => System.Text.RegularExpressions.Regex.IsMatch(c.Pattern, "%(method|M|line|L|location|l|class|C|type|file|F)(?![a-zA-Z])")))
+        {
+            tree.Fix = null;
+        }
+
+        if (tree.BufferSize != null)
+        {
+            // log4net's RollingFileAppender checks the size once per batch it is handed (ours hands it batches, the
+            // oracle single events), so where a burst rolls depends on the batches: no roll behind a small buffer.
+            foreach (ChildSpec child in tree.Children)
+            {
+                child.Kind = child.Kind == ChildKind.RollingBuffered ? ChildKind.Buffered : child.Kind == ChildKind.Log4netRolling ? ChildKind.Log4netFile : child.Kind;
+            }
+        }
+
+        if (tree.Overflow == "Discard")
+        {
+            // Compared line by line, by level: one line per event, the level first; no roll.
+            for (int c = 0; c < tree.Children.Count; c++)
+            {
+                ChildSpec child = tree.Children[c];
+                child.Pattern = "%-5level %logger " + (c == 0 || !Has(OracleFeature.Impure) ? "%message" : "") + "%newline";
+                child.Kind = child.Kind == ChildKind.RollingBuffered ? ChildKind.Buffered : child.Kind == ChildKind.Log4netRolling ? ChildKind.Log4netFile : child.Kind;
+            }
         }
 
         return tree;
@@ -206,7 +307,7 @@ public sealed class OracleGenerator
             Pattern = Pattern(withMessage),
             Append = !Chance(10),
             MaxSize = Pick(new[] { "1KB", "3KB", "10KB", "1MB" }),
-            Backups = _random.Next(-1, 4),
+            Backups = _random.Next(_asciiMinus ? -1 : 0, 4),
         };
         if (Has(OracleFeature.Thresholds) && Chance(30))
         {
@@ -215,29 +316,10 @@ public sealed class OracleGenerator
 
         if (Has(OracleFeature.Filters) && Chance(40))
         {
-            child.Filters = Filters();
+            child.Filters = Filters(stringMatch: withMessage);
         }
 
         return child;
-    }
-
-    private List<FilterSpec> Filters()
-    {
-        var filters = new List<FilterSpec>();
-        int count = _random.Next(1, 3);
-        for (int i = 0; i < count; i++)
-        {
-            filters.Add(Chance(50)
-                ? new FilterSpec { Kind = "LevelRange", Min = Chance(70) ? Pick(ConfigLevels.Skip(1).Take(5).ToArray()) : null, Max = Chance(50) ? Pick(ConfigLevels.Skip(2).Take(4).ToArray()) : null, Accept = Chance(50) }
-                : new FilterSpec { Kind = "StringMatch", Match = Pick(new[] { "e", "nested", "1", "order", "self", "impure", "😀" }), Accept = Chance(50) });
-        }
-
-        if (Chance(50))
-        {
-            filters.Add(new FilterSpec { Kind = "DenyAll" });
-        }
-
-        return filters;
     }
 
     private string Pattern(bool withMessage)
@@ -245,7 +327,7 @@ public sealed class OracleGenerator
         if (!Has(OracleFeature.Patterns))
         {
             string message = withMessage ? "%message" : "";
-            return Chance(50) ? message + "%newline" : "%-5level %logger [%thread] " + message + "%newline";
+            return ThreadMarks(Chance(50) ? message + "%newline" : "%-5level %logger [%thread] " + message + "%newline");
         }
 
         // At most one message converter: log4net renders a message object again for each one (so an impure argument
@@ -274,15 +356,36 @@ public sealed class OracleGenerator
             pattern.Append(" %exception");
         }
 
-        return pattern.Append(_endLines || Chance(90) ? "%newline" : "").ToString();
+        if (Has(OracleFeature.Chains) && Chance(20))
+        {
+            pattern.Append(Pick(new[] { " %method:%line", " %location", " %class.%M" }));
+        }
+
+        return ThreadMarks(pattern.Append(_endLines || Chance(90) ? "%newline" : "").ToString());
+    }
+
+    /// <summary>
+    /// With a thread without a name (or a pool thread, unnamed in some runtimes), the thread converters between ⟪ and ⟫,
+    /// where its id is mapped.
+    /// </summary>
+    private string ThreadMarks(string pattern)
+    {
+        if (_thai)
+        {
+            // log4net 3.5.0's %logger{n} looks for the dots with a culture-sensitive LastIndexOf: under th-TH, whose
+            // collation ignores punctuation, it throws, and the FileAppender writes half a line (ours writes it whole).
+            pattern = System.Text.RegularExpressions.Regex.Replace(pattern, "%(c|logger)\\{[0-9]+\\}", "%logger");
+        }
+
+        return _unnamed ? System.Text.RegularExpressions.Regex.Replace(pattern, "%(thread|t)(?![a-zA-Z])", "⟪%thread⟫") : pattern;
     }
 
     private StepSpec ContextStep()
     {
         var step = new StepSpec { Kind = "context", Key = Pick(Keys) };
         int op = _random.Next(Has(OracleFeature.Context) ? 5 : 1);
-        step.ContextOp = new[] { "set", "remove", "logical", "push", "pop" }[op];
-        if (step.ContextOp is "set" or "logical" or "push")
+        step.ContextOp = Has(OracleFeature.Chains) && Chance(30) ? "global" : new[] { "set", "remove", "logical", "push", "pop" }[op];
+        if (step.ContextOp is "set" or "logical" or "push" or "global")
         {
             var mutable = new List<string>();
             if (Has(OracleFeature.MutableContext))
@@ -387,89 +490,5 @@ public sealed class OracleGenerator
         }
 
         return step;
-    }
-
-    private ArgSpec Arg()
-    {
-        var kinds = new List<string> { "value", "value", "value", "value" };
-        if (Has(OracleFeature.Reentrant))
-        {
-            kinds.Add("self");
-            kinds.Add("selfFormattable");
-        }
-
-        if (Has(OracleFeature.Mutated))
-        {
-            kinds.Add("builder");
-            kinds.Add("builder");
-        }
-
-        if (Has(OracleFeature.Impure))
-        {
-            kinds.Add("impure");
-            kinds.Add("impure");
-        }
-
-        if (Has(OracleFeature.Throwing))
-        {
-            kinds.Add("throws");
-            kinds.Add("nullToString");
-        }
-
-        string kind = Pick(kinds);
-        if (kind == "builder")
-        {
-            return new ArgSpec { Kind = "builder", Text = Text(20) };
-        }
-
-        if (kind != "value")
-        {
-            return new ArgSpec { Kind = kind };
-        }
-
-        return ArgSpec.Of(_random.Next(9) switch
-        {
-            0 => _random.Next(int.MinValue, int.MaxValue),
-            1 => (long)_random.Next() * _random.Next(),
-            2 => Math.Round(_random.NextDouble() * 1e6, 3),
-            3 => (decimal)_random.Next() / 1000m,
-            4 => new DateTime(2000 + _random.Next(50), _random.Next(1, 13), _random.Next(1, 28), _random.Next(24), _random.Next(60), 0),
-            5 => _random.Next(2) == 0,
-            6 => null,
-            _ => Text(30),
-        });
-    }
-
-    private string Text(int max, bool huge = false)
-    {
-        if ((huge || Has(OracleFeature.Huge)) && (huge || Chance(5)))
-        {
-            int length = _random.Next(20_000, 300_000);
-            return Chance(50) ? new string((char)('a' + _random.Next(26)), length) : string.Concat(Enumerable.Repeat("é😀中", length / 4));
-        }
-
-        const string plain = "abcdefghij klmnop ABC 0123456789.,;-_";
-        const string wide = "é中日本ßØ\u0301\u00a0\u200b";
-        string[] nonBmp = { "😀", "𝄞", "\uD800", "\uDFFF", "\u0000", "\u001b", "\uFFFE", "\r\n" };
-        var text = new StringBuilder();
-        int count = _random.Next(0, max + 1);
-        for (int i = 0; i < count; i++)
-        {
-            int pick = _random.Next(20);
-            if (Has(OracleFeature.NonBmp) && pick < 3)
-            {
-                text.Append(Pick(nonBmp));
-            }
-            else if (pick < 5)
-            {
-                text.Append(wide[_random.Next(wide.Length)]);
-            }
-            else
-            {
-                text.Append(plain[_random.Next(plain.Length)]);
-            }
-        }
-
-        return text.ToString();
     }
 }
