@@ -153,7 +153,9 @@ public sealed class InterceptionTests
         Assert.That(child.Text, Is.EqualTo(sibling.Text));
         string[] lines = child.Text.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.That(lines.Select(l => l.Split('|')[4]), Is.EqualTo(new[] { "from a lambda", "nested", "nest", "throw", "from a lambda" }));
-        Assert.That(lines[1], Does.Contain("<").And.Not.Contain("|" + nameof(NestedCalls_DisabledLevels_AndFailingAppenders_LeaveEveryEventItsOwnLocation) + "|"), "the nested call's own (lambda) method");
+        // The nested call walks (a lambda): its own method, or log4net's "?" when the runtime inlined LogImpl's method
+        // into the lambda (the sibling above then says "?" too); never the outer call's site.
+        Assert.That(lines[1], Does.Contain("<").Or.StartWith("?|?|?|?|").And.Not.Contain("|" + nameof(NestedCalls_DisabledLevels_AndFailingAppenders_LeaveEveryEventItsOwnLocation) + "|"), "the nested call's own (lambda) method");
         Assert.That(lines[2], Does.Contain("|" + nameof(NestedCalls_DisabledLevels_AndFailingAppenders_LeaveEveryEventItsOwnLocation) + "|"));
     }
 
