@@ -108,11 +108,12 @@ public sealed class GeneratedOracleTests
         }
 
         // The first failure minimized in full; the others by their first difference.
-        (int firstIndex, _) = failures[0];
+        (int firstIndex, string firstDifference) = failures[0];
         OracleCase first = new OracleGenerator(seed, firstIndex, features).Generate(seed, firstIndex);
         OracleCase minimized = OracleShrinker.Minimize(first, maxRuns: only != null ? 400 : 150, out string minimizedDifference);
         var report = new StringBuilder();
         report.AppendLine($"{failures.Count} of {checkedCases} generated cases differ from log4net (features {features}, seed {seed}).");
+        report.AppendLine($"Case {firstIndex}: {firstDifference}");
         report.AppendLine($"Case {firstIndex}, minimized: {minimizedDifference}");
         string? featureVariable = Environment.GetEnvironmentVariable("LLL_ORACLE_FEATURES");
         string replayFeatures = string.IsNullOrWhiteSpace(featureVariable) ? "" : $"LLL_ORACLE_FEATURES=\"{featureVariable}\" ";
