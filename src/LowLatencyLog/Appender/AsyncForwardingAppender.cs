@@ -33,7 +33,7 @@ namespace LowLatencyLog.Appender;
 /// the message and exception (<c>MessageObject</c>, <c>ExceptionObject</c>, used by <c>%exception{message}</c>) are
 /// not carried over, only their rendered text.</para>
 /// </remarks>
-public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable
+public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender, IOptionHandler, IFlushable, IAppenderAttachable, IFastTarget
 {
     private const int MaxBatchSize = 1024;
 
@@ -48,6 +48,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     private volatile bool _carryObjects = true; // with _capture: some child may read the event's message and exception objects
     private int _discardThresholdValue = AsyncAppenderSettings.DefaultDiscardThreshold.Value;
     private long _failed; // log calls whose event could not be queued: counted as discarded
+    private volatile bool _fastPath; // from the fastPath setting, at activation
 
     private readonly object _childrenLock = new object();
     private readonly ChildAppenders _children = new ChildAppenders();
@@ -117,6 +118,13 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     /// latency, a whole core always).</summary>
     /// <remarks>Default: <c>Adaptive</c>.</remarks>
     public string? WaitStrategy { get; set; }
+
+    /// <summary>Whether calls the package's source generator intercepts may write into the buffer directly, without a
+    /// log4net <see cref="LoggingEvent"/>, when every appender their logger reaches allows it (setting <c>fastPath</c>:
+    /// <c>true</c> or <c>false</c>).</summary>
+    /// <remarks>Default: <c>true</c>. The MSBuild property <c>LowLatencyLogFastPath=false</c> turns it off for a whole
+    /// application. What the children receive is the same either way.</remarks>
+    public string? FastPath { get; set; }
 
     /// <summary>Events below this level are ignored on the calling thread, before anything is queued.</summary>
     /// <remarks>Default: none (every level passes).</remarks>
@@ -256,6 +264,89 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         }
     }
 
+    /// <summary>A fast call's capture: the slot's fields and the caller's location, nothing that needs an event
+    /// (<see cref="CapturedContext.PropertiesAsText"/> says how properties would be read, and none are).</summary>
+    private const FixFlags FastFlags =
+        CapturedEvent.SlotFlags | FixFlags.LocationInfo | CallerLocation.MethodOnly | CallerLocation.WithFile | CapturedContext.PropertiesAsText;
+
+    /// <inheritdoc/>
+    bool IFastTarget.TakesFastCalls(out FixFlags capture)
+    {
+        capture = _capture;
+        return _fastPath && _dispatcher != null && _admission.Head == null && !_carryObjects && (capture & ~FastFlags) == 0 &&
+            ((capture & FixFlags.LocationInfo) == 0 || (capture & (CallerLocation.MethodOnly | CallerLocation.WithFile)) != 0);
+    }
+
+    /// <inheritdoc/>
+    [MethodImpl(Jit.Optimized)]
+    void IFastTarget.AppendFast(in FastCall call, CallerLocation? caller)
+    {
+        int depth = t_depth;
+        if (depth != 0 && IsTakingOnThisThread(depth))
+        {
+            CountReentrant();
+            return;
+        }
+
+        AsyncForwardingAppender?[] taking = t_taking is { } known && depth < known.Length ? known : Taking(depth);
+        taking[depth] = this;
+        t_depth = depth + 1;
+        try
+        {
+            Level? threshold = _admission.Threshold;
+            if (threshold != null && call.Level.Value < threshold.Value)
+            {
+                return;
+            }
+
+            AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
+            FixFlags capture = _capture;
+            bool location = (capture & FixFlags.LocationInfo) != 0;
+            if (dispatcher != null && (capture & ~FastFlags) == 0 && (caller != null || !location))
+            {
+                CapturedEvent captured = CapturedEvent.CaptureFast(in call, capture, location ? caller : null);
+                dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
+                CapturedEvent.Release(in captured);
+                return;
+            }
+        }
+        catch (ThreadInterruptedException e)
+        {
+            ReportProducerError(e);
+            Thread.CurrentThread.Interrupt();
+            return;
+        }
+        catch (Exception e)
+        {
+            ReportProducerError(e);
+            return;
+        }
+        finally
+        {
+            taking[depth] = null;
+            t_depth = depth;
+        }
+
+        AppendChanged(in call);
+    }
+
+    /// <summary>A fast call to an appender whose state changed since its route was checked (closed, reconfigured):
+    /// the event log4net would have built, through <see cref="DoAppend(LoggingEvent)"/>.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AppendChanged(in FastCall call)
+    {
+        object? message = call.MessageObject();
+        KnownCallSite.Scope scope = KnownCallSite.Enter(call.Site, message);
+        try
+        {
+            DoAppend(call.ToLoggingEvent(message));
+        }
+        finally
+        {
+            scope.Exit();
+        }
+    }
+
     /// <summary>Queues each event as <see cref="DoAppend(LoggingEvent)"/> does. Never throws.</summary>
     /// <param name="loggingEvents">The events.</param>
     public void DoAppend(LoggingEvent[] loggingEvents)
@@ -296,6 +387,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         }
 
         _discardThresholdValue = settings.DiscardThreshold.Value;
+        _fastPath = SettingReader.Boolean("fastPath", FastPath, true, reportError) && FastCall.Enabled;
         Settings = settings;
         ResolveCapture(settings, _children.Current);
 

@@ -52,6 +52,9 @@ public sealed class CallSite
     /// <summary>What the capture reads.</summary>
     internal KnownCallSite Known { get; }
 
+    /// <summary>Where this site's calls went last, and for which logger (<see cref="FastRoute"/>).</summary>
+    internal FastRoute? Route;
+
     /// <summary>Which of <see cref="log4net.ILog"/>'s five levels the call logs at.</summary>
     internal LevelKind Kind { get; }
 

@@ -1,6 +1,7 @@
 using System;
 using System.ComponentModel;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using log4net;
 using log4net.Core;
 using log4net.Util;
@@ -36,7 +37,7 @@ namespace LowLatencyLog.CallSites
             Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.Message);
             if (level != null)
             {
-                Write(log.Logger, site, level, message, null);
+                WriteMessage(log.Logger, site, level, message, null);
 
                 return;
             }
@@ -69,7 +70,7 @@ namespace LowLatencyLog.CallSites
             Level? level = LogImplLevels.Of(log, site.Kind, LogMethod.MessageException);
             if (level != null)
             {
-                Write(log.Logger, site, level, message, exception);
+                WriteMessage(log.Logger, site, level, message, exception);
 
                 return;
             }
@@ -105,6 +106,12 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
+                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    {
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, CultureInfo.InvariantCulture, format, args), caller);
+                        return;
+                    }
+
                     Write(logger, site, level, new SystemStringFormat(CultureInfo.InvariantCulture, format, args ?? OneNullArgs), null);
                 }
 
@@ -142,6 +149,12 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
+                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    {
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 1, arg0, null, null), caller);
+                        return;
+                    }
+
                     Write(logger, site, level, new SystemStringFormat(CultureInfo.InvariantCulture, format, new[] { arg0 }), null);
                 }
 
@@ -179,6 +192,12 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
+                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    {
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 2, arg0, arg1, null), caller);
+                        return;
+                    }
+
                     Write(logger, site, level, new SystemStringFormat(CultureInfo.InvariantCulture, format, new[] { arg0, arg1 }), null);
                 }
 
@@ -216,6 +235,12 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
+                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    {
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 3, arg0, arg1, arg2), caller);
+                        return;
+                    }
+
                     Write(logger, site, level, new SystemStringFormat(CultureInfo.InvariantCulture, format, new[] { arg0, arg1, arg2 }), null);
                 }
 
@@ -253,6 +278,12 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
+                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    {
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, provider, format, args), caller);
+                        return;
+                    }
+
                     Write(logger, site, level, new SystemStringFormat(provider, format, args ?? OneNullArgs), null);
                 }
 
@@ -279,6 +310,29 @@ namespace LowLatencyLog.CallSites
                     break;
             }
         }
+        /// <summary>A message object's call: straight into the slots when it is a string and the route allows, else
+        /// through log4net (which checks the level itself).</summary>
+        private static void WriteMessage(ILogger logger, CallSite site, Level level, object? message, Exception? exception)
+        {
+            if (message is string text && logger.IsEnabledFor(level) && FastRoute.Of(logger, site, out CallerLocation? caller) is { } route)
+            {
+                route.Write(FastCall.ForMessage(level, logger, site.Known, text, exception), caller);
+                return;
+            }
+
+            Write(logger, site, level, message, exception);
+        }
+
+        /// <summary>Whether a <c>*Format</c> call goes straight into the slots: a format to format, a route that
+        /// allows it, and log4net's default rendering of its <c>SystemStringFormat</c>.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        private static FastRoute? Fast(ILogger logger, CallSite site, string? format, out CallerLocation? caller)
+        {
+            caller = null;
+            FastRoute? route = format != null ? FastRoute.Of(logger, site, out caller) : null;
+            return route != null && EventFields.RendersByDefault(logger.Repository) ? route : null;
+        }
+
         private static void Write(ILogger logger, CallSite site, Level level, object? message, Exception? exception)
         {
             KnownCallSite.Scope scope = KnownCallSite.Enter(site.Known, message);

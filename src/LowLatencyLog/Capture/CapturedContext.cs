@@ -53,6 +53,11 @@ internal sealed class CapturedContext
     /// <summary>The process's friendly name: the domain of every event log4net creates in it.</summary>
     public static string ProcessDomain => EventFields.ProcessDomain;
 
+    /// <summary>Producer thread: the context of a call site described at compile time (and confirmed), holding only its
+    /// location: one for all its events.</summary>
+    public static CapturedContext ForKnownCaller(CallerLocation caller) =>
+        caller.SharedContext ??= new CapturedContext(null, null, caller, null, null, ProcessDomain);
+
     /// <summary>
     /// Producer thread. The context, or null when <paramref name="flags"/> select none of its fields and the event's
     /// <paramref name="domain"/> is the process's (an event built from <see cref="LoggingEventData"/>, or frozen by an
@@ -72,7 +77,7 @@ internal sealed class CapturedContext
             if (caller is { IsShared: true } && (flags & Flags & ~FixFlags.LocationInfo) == 0 && domain == ProcessDomain)
             {
                 // A call site described at compile time, and nothing else to hold: one context for all its events.
-                return caller.SharedContext ??= new CapturedContext(null, null, caller, null, null, domain);
+                return ForKnownCaller(caller);
             }
         }
 

@@ -280,13 +280,28 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
             return false;
         }
 
+        return TryFormat(provider, pattern, -1, null, null, null, args, out formatted);
+    }
+
+    /// <summary><see cref="TryFormat(LoggingEvent, SystemStringFormat, out StringBuilder?)"/>'s formatting, with the
+    /// arguments as an array (<paramref name="argCount"/> -1) or as 1 to 3 values (no array).</summary>
+    private static bool TryFormat(IFormatProvider? provider, string pattern, int argCount, object? arg0, object? arg1, object? arg2, object?[]? args, out StringBuilder? formatted)
+    {
+        formatted = null;
+
         // Taken from the thread while in use: an argument's ToString() may log, and that call must not write into it.
         StringBuilder builder = t_formatted ?? new StringBuilder(MessageText.MaxLength);
         t_formatted = null;
         builder.Clear();
         try
         {
-            builder.AppendFormat(provider, pattern, args);
+            _ = argCount switch
+            {
+                -1 => builder.AppendFormat(provider, pattern, args!),
+                1 => builder.AppendFormat(provider, pattern, arg0),
+                2 => builder.AppendFormat(provider, pattern, arg0, arg1),
+                _ => builder.AppendFormat(provider, pattern, arg0, arg1, arg2),
+            };
         }
         catch (Exception e) when (e is not OutOfMemoryException and not ThreadAbortException)
         {
@@ -294,7 +309,14 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
             // arguments' ToString() a second time (they may count, log or change).
             LogLog.Warn(typeof(SystemStringFormat), $"Exception while rendering format [{pattern}]", e);
             builder.Clear();
-            if (!TryWriteFormatError(builder, e, pattern, args))
+            object?[] all = argCount switch
+            {
+                -1 => args!,
+                1 => new[] { arg0 },
+                2 => new[] { arg0, arg1 },
+                _ => new[] { arg0, arg1, arg2 },
+            };
+            if (!TryWriteFormatError(builder, e, pattern, all))
             {
                 ReturnBuilder(builder);
                 return false;

@@ -80,6 +80,22 @@ internal sealed class KnownCallSite
     }
 
     /// <summary>
+    /// Producer thread, on the fast path (no event): the caller as described and confirmed, with or without its file
+    /// and line; null when the runtime reports the frame otherwise (the call then takes log4net's path, which walks).
+    /// The first call confirms it, from inside the intercepted call as <see cref="Caller"/> does.
+    /// </summary>
+    public CallerLocation? ConfirmedCaller(bool withFile)
+    {
+        if (Disabled)
+        {
+            return null;
+        }
+
+        CallerLocation? confirmed = Volatile.Read(ref _withFile) ?? Confirm();
+        return confirmed == null ? null : withFile ? confirmed : _methodOnly;
+    }
+
+    /// <summary>
     /// First use: one stack walk, as log4net's, confirms that the runtime reports the frame the generator described (its
     /// type and method: not inlined, not renamed by the compiler) and reads the file and line the runtime reports for it,
     /// which log4net writes (the JIT's map from code to IL offsets sometimes lands the call on a hidden sequence point,

@@ -201,7 +201,16 @@ internal static class EventFields
         return name != null || !CacheUpdatable(source) ? name : CurrentThreadName(source);
     }
 
-    private static string? CurrentThreadName(LoggingEvent source)
+    /// <summary>What log4net's <see cref="LoggingEvent.ThreadName"/> answers on this thread, without an event of the
+    /// caller's (an intercepted call on the fast path): asked of a new event once per thread and thread name.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static string? CurrentThreadName()
+    {
+        string? known = t_threadName;
+        return known != null && ReferenceEquals(Thread.CurrentThread.Name, t_nameSeen) ? known : CurrentThreadName(null);
+    }
+
+    private static string? CurrentThreadName(LoggingEvent? source)
     {
         string? current = Thread.CurrentThread.Name;
         string? known = t_threadName;
@@ -211,7 +220,7 @@ internal static class EventFields
         }
 
         // log4net's own answer (it rules on unnamed and ".NET ..." threads), cached in this one event.
-        known = source.ThreadName;
+        known = (source ?? new LoggingEvent(typeof(EventFields), null, string.Empty, Level.Info, null, null)).ThreadName;
         t_nameSeen = current;
         t_threadName = known;
         return known;
@@ -273,6 +282,10 @@ internal static class EventFields
     public static string? Domain(LoggingEvent source) => source.Domain;
 
     public static string? ThreadName(LoggingEvent source) => source.ThreadName;
+
+    /// <summary>What log4net's <see cref="LoggingEvent.ThreadName"/> answers on this thread (unused in this build: it
+    /// has no fast path).</summary>
+    public static string? CurrentThreadName() => new LoggingEvent(typeof(EventFields), null, string.Empty, Level.Info, null, null).ThreadName;
 
     private static readonly Func<LoggingEvent, string?>? CachedMessageReader = BuildCachedMessageReader();
 
