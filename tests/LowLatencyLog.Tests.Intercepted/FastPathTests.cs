@@ -192,6 +192,38 @@ public sealed class FastPathTests
     }
 
     [Test]
+    public void TwoAsyncAppendersOnTheWay_BothTakeTheCall_UntilAdditivityStopsAtTheFirst()
+    {
+        using var harness = new Log4netHarness(@"
+<log4net>
+  <appender name=""rootFile"" type=""LowLatencyLog.Appender.BufferedFileAppender, LowLatencyLog"">
+    <file value=""{dir}out.log"" /><layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%n"" /></layout>
+  </appender>
+  <appender name=""subFile"" type=""LowLatencyLog.Appender.BufferedFileAppender, LowLatencyLog"">
+    <file value=""{dir}sub.log"" /><layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""%message%n"" /></layout>
+  </appender>
+  <appender name=""rootAsync"" type=""LowLatencyLog.Appender.DisruptorAsyncAppender, LowLatencyLog""><appender-ref ref=""rootFile"" /></appender>
+  <appender name=""subAsync"" type=""LowLatencyLog.Appender.BoundedQueueAsyncAppender, LowLatencyLog""><appender-ref ref=""subFile"" /></appender>
+  <logger name=""fast""><appender-ref ref=""subAsync"" /></logger>
+  <root><level value=""ALL"" /><appender-ref ref=""rootAsync"" /></root>
+</log4net>");
+        ILog log = harness.Logger("fast.logger");
+        Warm(log);
+        Assert.That(PerCall(log), Is.LessThan(1), "fast with both");
+        Constants(log, 1);
+        ((Logger)harness.Logger("fast").Logger).Additivity = false;
+        Assert.That(PerCall(log), Is.LessThan(1), "fast with one");
+        log.Info("sub only");
+        harness.Shutdown();
+
+        string[] root = harness.ReadLines("out.log");
+        string[] sub = harness.ReadLines("sub.log");
+        Assert.That(sub[^1], Is.EqualTo("sub only"));
+        Assert.That(root, Does.Not.Contain("sub only"));
+        Assert.That(sub.Length - root.Length, Is.EqualTo(3 * 1_000 + 1), "the second round of PerCall and the last call went to App.Sub's appender only");
+    }
+
+    [Test]
     public void AReconfiguration_SendsTheNextCallToTheNewAppenders()
     {
         using var harness = new Log4netHarness(Config("HotSwapAsyncAppender", fast: true, "%message%n"));

@@ -237,6 +237,13 @@ public sealed class TreeSpec
 
     /// <summary>A synchronous log4net FileAppender on logger App.Sub (s.log), with that additivity, and its pattern.</summary>
     public bool Sibling;
+
+    /// <summary>A second async appender of the same kind on logger App.Sub (ForwardingAppender on log4net's side), into
+    /// a file appender of its own (sub.log): with additivity on, App.Sub's events reach two async appenders in log4net's
+    /// order; off, only this one (the intercepted calls' route, SPEC 22).</summary>
+    public bool SubAsync;
+
+    public string SubPattern = "U %level %logger %message%newline";
     public bool Additivity = true;
     public string SiblingPattern = "S %level %logger %message%newline";
 
@@ -247,7 +254,9 @@ public sealed class TreeSpec
     /// <summary>A <see cref="FixedTimeFilter"/> first on the first appender.</summary>
     public bool FixedTime;
 
-    private const string FixedTimeXml = "<filter type=\"LowLatencyLog.Tests.Oracle.FixedTimeFilter, LowLatencyLog.Tests\" />";
+    // The assembly's own name: the oracle runs in the intercepted test assembly too.
+    private static readonly string FixedTimeXml =
+        $"<filter type=\"{typeof(FixedTimeFilter).FullName}, {typeof(FixedTimeFilter).Assembly.GetName().Name}\" />";
 
     public string ToXml(bool oracle)
     {
@@ -317,10 +326,19 @@ public sealed class TreeSpec
             xml.Append(Children[i].ToXml("child" + i, oracle));
         }
 
-        if (SubLoggerLevel != null || Sibling)
+        if (SubAsync)
+        {
+            xml.Append($"<appender name=\"subasync\" type=\"{type}\"><appender-ref ref=\"subfile\" /></appender>");
+            xml.Append($"<appender name=\"subfile\" type=\"{(oracle ? "log4net.Appender.FileAppender" : "LowLatencyLog.Appender.BufferedFileAppender, LowLatencyLog")}\">");
+            xml.Append("<file value=\"{dir}sub.log\" /><appendToFile value=\"true\" />");
+            xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(SubPattern)}\" /></layout></appender>");
+        }
+
+        if (SubLoggerLevel != null || Sibling || SubAsync)
         {
             xml.Append($"<logger name=\"App.Sub\" additivity=\"{(Additivity ? "true" : "false")}\">");
             xml.Append(SubLoggerLevel == null ? "" : $"<level value=\"{SubLoggerLevel}\" />").Append(Sibling ? "<appender-ref ref=\"sibling\" />" : "");
+            xml.Append(SubAsync ? "<appender-ref ref=\"subasync\" />" : "");
             xml.Append("</logger>");
         }
 

@@ -235,6 +235,9 @@ public sealed partial class OracleGenerator
             tree.Sibling = !Has(OracleFeature.Reentrant) && Chance(40);
             tree.Additivity = !Chance(40);
             tree.SiblingPattern = ThreadMarks("S %level %logger [%thread] %property{user} " + (Has(OracleFeature.Impure) ? "" : "%message") + "%newline");
+            // The same exclusions as the sibling's: each async appender captures the message itself.
+            tree.SubAsync = !tree.Sibling && !Has(OracleFeature.Reentrant) && Chance(50);
+            tree.SubPattern = ThreadMarks("U %level %logger [%thread] " + (Has(OracleFeature.Impure) ? "" : "%message") + "%newline");
         }
 
         int children = Has(OracleFeature.Children) && Chance(50) ? 2 : 1;
@@ -411,7 +414,7 @@ public sealed partial class OracleGenerator
     {
         var step = new StepSpec
         {
-            Logger = Has(OracleFeature.Thresholds) || Has(OracleFeature.Patterns) ? Pick(Loggers) : "App",
+            Logger = Has(OracleFeature.Thresholds) || Has(OracleFeature.Patterns) || Has(OracleFeature.Chains) ? Pick(Loggers) : "App",
             Level = Has(OracleFeature.Methods) || Has(OracleFeature.Thresholds) || Has(OracleFeature.Filters) ? Pick(Levels) : "Info",
         };
         var methods = new List<string> { "Plain", "Format" };
