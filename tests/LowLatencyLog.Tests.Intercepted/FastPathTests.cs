@@ -138,6 +138,24 @@ public sealed class FastPathTests
     }
 
     [Test]
+    public void TheRuntimeSwitch_TurnsItOffForAppendersActivatedAfterIt()
+    {
+        // What MSBuild's LowLatencyLogFastPath=false sets in the application's runtimeconfig.json.
+        AppContext.SetSwitch("LowLatencyLog.FastPath", false);
+        try
+        {
+            using var harness = new Log4netHarness(Config("DisruptorAsyncAppender", fast: true, "%message%n"));
+            ILog log = harness.Logger("fast.logger");
+            Warm(log);
+            Assert.That(PerCall(log), Is.GreaterThanOrEqualTo(100));
+        }
+        finally
+        {
+            AppContext.SetSwitch("LowLatencyLog.FastPath", true);
+        }
+    }
+
+    [Test]
     public void EveryChangeLog4netAllows_IsFollowed_OnTheNextCall()
     {
         using var harness = new Log4netHarness(Config("DisruptorAsyncAppender", fast: true, "%level %logger %message%n"));

@@ -84,7 +84,7 @@ internal abstract class BenchSession : IDisposable
 internal static class BenchMessage
 {
     /// <summary>A constant string: no framework formats arguments, so the comparison is about the pipeline.</summary>
-    public const string Text = "Order 4711 accepted: 100 shares of CONTOSO at 42.17, routed to venue XNAS";
+    public const string Text = LowLatencyLog.Benchmarks.CallSites.InterceptedCalls.Constant;
 
     /// <summary>The logger (category) name every case uses.</summary>
     public const string Logger = "Bench";

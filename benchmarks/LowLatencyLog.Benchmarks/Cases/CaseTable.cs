@@ -204,6 +204,13 @@ internal static class CaseTable
             cases.Add(Log4net(name + "+RollingBufferedFile", $"{name}AsyncAppender in front of a RollingBufferedFileAppender",
                 Everywhere | Suites.Latency | Suites.Stall, isAsync: true, counter: null,
                 OurAppender(type), RollingBufferedFileAppender("Child")));
+            // The same two with the calls intercepted: straight into the buffer, no log4net event.
+            cases.Add(Log4net(name + "+Null+Intercepted", $"{name}AsyncAppender in front of a NullAppender, intercepted calls (no log4net event)",
+                Suites.EndToEnd | Suites.Quick, isAsync: true, counter: "Child", intercepted: true, new[] { "Root" },
+                OurAppender(type), """<appender name="Child" type="LowLatencyLog.Appender.NullAppender, LowLatencyLog" />"""));
+            cases.Add(Log4net(name + "+RollingBufferedFile+Intercepted", $"{name}AsyncAppender in front of a RollingBufferedFileAppender, intercepted calls (no log4net event)",
+                Everywhere | Suites.Latency, isAsync: true, counter: null, intercepted: true, new[] { "Root" },
+                OurAppender(type), RollingBufferedFileAppender("Child")));
             // fix as Auto derives it for the file alone, so the calling thread captures the same fields with the
             // staller beside it; Auto would add the properties for a child type it does not know (log4net warns once
             // that the staller gets none: it reads none).
@@ -226,7 +233,12 @@ internal static class CaseTable
     private static BenchCase Log4net(string name, string description, Suites suites, bool isAsync, string? counter, params string[] appenders) =>
         Log4net(name, description, suites, isAsync, counter, new[] { "Root" }, appenders);
 
-    private static BenchCase Log4net(string name, string description, Suites suites, bool isAsync, string? counter, string[] rootRefs, params string[] appenders)
+    private static BenchCase Log4net(string name, string description, Suites suites, bool isAsync, string? counter, string[] rootRefs, params string[] appenders) =>
+        Log4net(name, description, suites, isAsync, counter, intercepted: false, rootRefs, appenders);
+
+    /// <param name="intercepted">The calls are made from the project the call-site generator intercepts (SPEC 22's
+    /// fast path where the configuration allows it), else from this one (log4net's path).</param>
+    private static BenchCase Log4net(string name, string description, Suites suites, bool isAsync, string? counter, bool intercepted, string[] rootRefs, params string[] appenders)
     {
         string xml = $"""
             <log4net>
@@ -237,7 +249,7 @@ internal static class CaseTable
               </root>
             </log4net>
             """;
-        return new BenchCase(name, description, suites, TypesIn(xml), isAsync, kind => new Log4netSession(xml, counter, kind));
+        return new BenchCase(name, description, suites, TypesIn(xml), isAsync, kind => new Log4netSession(xml, counter, kind, intercepted));
     }
 
     // Backups kept so that the long latency runs, which pass 10 MB, keep every line countable.

@@ -19,6 +19,7 @@ internal sealed class Log4netSession : BenchSession
     private readonly ILoggerRepository _repository;
     private readonly ILog _log;
     private readonly IAppender? _counter;
+    private readonly bool _intercepted;
 
     /// <param name="xml">The configuration.</param>
     /// <param name="kind">What every call logs.</param>
@@ -26,9 +27,11 @@ internal sealed class Log4netSession : BenchSession
     /// The name of an appender with a public <c>Count</c> (our <c>NullAppender</c>) whose count is what
     /// <see cref="Delivered"/> reports, for cases that write no file; null to count lines on disk.
     /// </param>
-    public Log4netSession(string xml, string? counterAppender, MessageKind kind)
+    /// <param name="intercepted">Log through the calls the call-site generator intercepts.</param>
+    public Log4netSession(string xml, string? counterAppender, MessageKind kind, bool intercepted = false)
         : base(NewFolder(), kind)
     {
+        _intercepted = intercepted;
         var configured = new ConfiguredRepository(xml.Replace("{dir}", Folder + Path.DirectorySeparatorChar), BenchMessage.Logger);
         _repository = configured.Repository;
         _log = configured.Log;
@@ -40,7 +43,7 @@ internal sealed class Log4netSession : BenchSession
         }
     }
 
-    public override void Log(int i) => MessageKinds.Log(_log, Kind, i);
+    public override void Log(int i) => MessageKinds.Log(_log, Kind, i, _intercepted);
 
     public override long Delivered()
     {

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
 using log4net;
+using LowLatencyLog.Benchmarks.CallSites;
 
 namespace LowLatencyLog.Benchmarks.Cases;
 
@@ -31,8 +32,8 @@ public enum MessageKind
 /// <summary>The one place that writes each <see cref="MessageKind"/>; every harness logs through it.</summary>
 internal static class MessageKinds
 {
-    public const string Format1 = "Order {0} accepted: 100 shares of CONTOSO at 42.17, routed to venue XNAS";
-    public const string Format3 = "Order {0} accepted: 100 shares of CONTOSO at {1}, routed to venue {2}";
+    public const string Format1 = InterceptedCalls.Format1;
+    public const string Format3 = InterceptedCalls.Format3;
     public const string ErrorText = "Order rejected by venue XNAS";
     public const string Venue = "XNAS";
 
@@ -47,6 +48,8 @@ internal static class MessageKinds
     public static IReadOnlyList<MessageKind> All { get; } = Enum.GetValues<MessageKind>();
 
     /// <summary>One log call of <paramref name="kind"/>; <paramref name="i"/> is the caller's own counter, from 0.</summary>
+    /// <remarks>These calls are not intercepted (this project builds without the call-site generator): they take
+    /// log4net's path, as in an application that turns the generator off or builds for .NET Framework.</remarks>
     public static void Log(ILog log, MessageKind kind, int i)
     {
         switch (kind)
@@ -77,14 +80,58 @@ internal static class MessageKinds
         }
     }
 
+    /// <summary>The same call as <see cref="Log(ILog, MessageKind, int)"/>, made from the intercepted project: where
+    /// every appender of the logger is an async appender of the package, it skips log4net's event (SPEC 22).</summary>
+    public static void LogIntercepted(ILog log, MessageKind kind, int i)
+    {
+        switch (kind)
+        {
+            case MessageKind.Format1:
+                InterceptedCalls.InfoFormat1(log, i);
+                break;
+            case MessageKind.Format3:
+                InterceptedCalls.InfoFormat3(log, i, Price, Venue);
+                break;
+            case MessageKind.Interpolated:
+                InterceptedCalls.Info(log, InterceptedCalls.Interpolate(i, Price, Venue));
+                break;
+            case MessageKind.Constant:
+                InterceptedCalls.Info(log, InterceptedCalls.Constant);
+                break;
+            default:
+                if (IsError(i))
+                {
+                    InterceptedCalls.Error(log, ErrorText, Failure);
+                }
+                else
+                {
+                    InterceptedCalls.InfoFormat1(log, i);
+                }
+
+                break;
+        }
+    }
+
+    /// <summary><see cref="Log(ILog, MessageKind, int)"/> or <see cref="LogIntercepted"/>.</summary>
+    public static void Log(ILog log, MessageKind kind, int i, bool intercepted)
+    {
+        if (intercepted)
+        {
+            LogIntercepted(log, kind, i);
+        }
+        else
+        {
+            Log(log, kind, i);
+        }
+    }
+
     public static bool IsError(int i) => i % ErrorEvery == ErrorEvery - 1;
 
     /// <summary>
     /// The string <see cref="MessageKind.Interpolated"/> builds. Invariant, so that every framework's line reads the
     /// same whatever the machine's culture; it costs what <c>$"..."</c> costs.
     /// </summary>
-    public static string Interpolate(int i) =>
-        string.Create(CultureInfo.InvariantCulture, $"Order {i} accepted: 100 shares of CONTOSO at {Price}, routed to venue {Venue}");
+    public static string Interpolate(int i) => InterceptedCalls.Interpolate(i, Price, Venue);
 
     /// <summary>The message of call <paramref name="i"/> as it appears in the file (for the first-line check).</summary>
     public static string Text(MessageKind kind, int i) => kind switch

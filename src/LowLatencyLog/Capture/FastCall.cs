@@ -16,8 +16,8 @@ internal readonly struct FastCall
     private static readonly object?[] OneNullArgs = { null };
 
     /// <summary>False when the application turned the fast path off (MSBuild <c>LowLatencyLogFastPath=false</c>, which
-    /// sets the runtime switch <c>LowLatencyLog.FastPath</c>).</summary>
-    public static bool Enabled { get; } = !AppContext.TryGetSwitch("LowLatencyLog.FastPath", out bool on) || on;
+    /// sets the runtime switch <c>LowLatencyLog.FastPath</c>); read at each appender's activation.</summary>
+    public static bool Enabled => !AppContext.TryGetSwitch("LowLatencyLog.FastPath", out bool on) || on;
 
     private FastCall(Level level, ILogger logger, KnownCallSite site, string? message, Exception? exception, IFormatProvider? provider, string? format, int argCount, object? arg0, object? arg1, object? arg2, object?[]? args)
     {
