@@ -52,10 +52,42 @@ public sealed class CallSiteParityTests
             "every caller is the application's");
         foreach (KeyValuePair<string, string[]> file in plain.Concat(intercepted))
         {
-            string[] differing = file.Value.Zip(expected, (got, want) => got == want ? null : $"{got}\n    without interception: {want}").OfType<string>().ToArray();
-            Assert.That(differing, Is.Empty, file.Key + ":\n" + string.Join("\n", differing));
-            Assert.That(file.Value, Has.Length.EqualTo(expected.Length), file.Key);
+            SameLines(file.Key, file.Value, expected);
         }
+
+        // Each async appender alone on its logger: the intercepted build's calls skip log4net's event there (SPEC 22),
+        // the plain build's take log4net's path. The static constructor ran in the first run.
+        string[] withoutStaticConstructor = expected.Where(l => !l.Contains("|.cctor|", StringComparison.Ordinal)).ToArray();
+        Assert.That(withoutStaticConstructor, Has.Length.EqualTo(expected.Length - 1));
+        foreach (KeyValuePair<string, string[]> file in RunAlone(plainBuild, "plain").Concat(RunAlone(interceptedBuild, "intercepted")))
+        {
+            SameLines(file.Key, file.Value, withoutStaticConstructor);
+        }
+    }
+
+    private static void SameLines(string name, string[] lines, string[] expected)
+    {
+        string[] differing = lines.Zip(expected, (got, want) => got == want ? null : $"{got}\n    without interception: {want}").OfType<string>().ToArray();
+        Assert.That(differing, Is.Empty, name + ":\n" + string.Join("\n", differing));
+        Assert.That(lines, Has.Length.EqualTo(expected.Length), name);
+    }
+
+    private Dictionary<string, string[]> RunAlone(Assembly build, string name)
+    {
+        var files = new Dictionary<string, string[]>();
+        foreach (string kind in AsyncAppenderKind.TypeNames)
+        {
+            var (logger, log) = _repositories.NewLogger("alone");
+            string path = Path.Combine(_folder, name + "-alone-" + kind + ".log");
+            var file = new BufferedFileAppender { Name = "file", File = path, AppendToFile = "false", Layout = Layout() };
+            file.ActivateOptions();
+            logger.AddAppender(AsyncAppenderKind.Activated(kind, kind, file));
+            build.GetType("LowLatencyLog.CallShapes.Calls", throwOnError: true)!.GetMethod("Run")!.Invoke(null, new object[] { log });
+            logger.Repository!.Shutdown();
+            files[name + " alone " + kind] = System.IO.File.ReadAllLines(path);
+        }
+
+        return files;
     }
 
     private Dictionary<string, string[]> Run(Assembly build, string name)

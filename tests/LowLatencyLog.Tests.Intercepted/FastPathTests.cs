@@ -128,6 +128,38 @@ public sealed class FastPathTests
     }
 
     [Test]
+    public void ALog4netChild_GetsTheMessageAndExceptionObjectsLog4netMakes()
+    {
+        var (logger, log) = new PrivateRepositories("fastobjects-").NewLogger("fast.logger");
+        var child = new RecordingAppender { Layout = new log4net.Layout.PatternLayout("%message%n") };
+        // fix as Auto derives it for a log4net FileAppender with this layout (for a type it does not know, Auto adds
+        // the properties, which take log4net's path).
+        var async = new BoundedQueueAsyncAppender { Name = "async", Fix = "Message, ThreadName, Exception" };
+        async.AddAppender(child);
+        async.ActivateOptions();
+        logger.AddAppender(async);
+        Warm(log);
+        double perCall = PerCall(log);
+        ObjectCalls(log);
+        Assert.That(async.Flush(10_000), Is.True);
+        logger.Repository!.Shutdown();
+
+        Assert.That(perCall, Is.LessThan(1), "a string message is its own message object: still nothing allocated");
+        LoggingEvent[] last = child.Events[^2..];
+        Assert.That(last[0].MessageObject, Is.InstanceOf<log4net.Util.SystemStringFormat>());
+        Assert.That(last[0].MessageObject!.ToString(), Is.EqualTo("value 7"));
+        Assert.That(last[0].RenderedMessage, Is.EqualTo("value 7"));
+        Assert.That(last[1].MessageObject, Is.EqualTo("failed"));
+        Assert.That(last[1].ExceptionObject, Is.SameAs(Failure));
+    }
+
+    private static void ObjectCalls(ILog log)
+    {
+        log.InfoFormat("value {0}", 7);
+        log.Error("failed", Failure);
+    }
+
+    [Test]
     public void TurnedOff_TheSameCallsAllocateLog4netsEvent()
     {
         using var harness = new Log4netHarness(Config("BoundedQueueAsyncAppender", fast: false, "%message%n"));

@@ -270,10 +270,11 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         CapturedEvent.SlotFlags | FixFlags.LocationInfo | CallerLocation.MethodOnly | CallerLocation.WithFile | CapturedContext.PropertiesAsText;
 
     /// <inheritdoc/>
-    bool IFastTarget.TakesFastCalls(out FixFlags capture)
+    bool IFastTarget.TakesFastCalls(out FixFlags capture, out bool objects)
     {
         capture = _capture;
-        return _fastPath && _dispatcher != null && _admission.Head == null && !_carryObjects && (capture & ~FastFlags) == 0 &&
+        objects = _carryObjects;
+        return _fastPath && _dispatcher != null && _admission.Head == null && (capture & ~FastFlags) == 0 &&
             ((capture & FixFlags.LocationInfo) == 0 || (capture & (CallerLocation.MethodOnly | CallerLocation.WithFile)) != 0);
     }
 
@@ -302,9 +303,10 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
             AsyncDispatcher<CapturedEvent>? dispatcher = _dispatcher;
             FixFlags capture = _capture;
             bool location = (capture & FixFlags.LocationInfo) != 0;
-            if (dispatcher != null && (capture & ~FastFlags) == 0 && (caller != null || !location))
+            bool objects = _carryObjects;
+            if (dispatcher != null && (capture & ~FastFlags) == 0 && (caller != null || !location) && (call.HasMessageObject || !objects))
             {
-                CapturedEvent captured = CapturedEvent.CaptureFast(in call, capture, location ? caller : null);
+                CapturedEvent captured = CapturedEvent.CaptureFast(in call, capture, location ? caller : null, objects);
                 dispatcher.Enqueue(captured, IsDiscardable(captured.Level));
                 CapturedEvent.Release(in captured);
                 return;

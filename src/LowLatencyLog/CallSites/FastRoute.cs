@@ -28,19 +28,21 @@ internal sealed class FastRoute
     /// <summary>
     /// The route of <paramref name="logger"/>'s call at <paramref name="site"/> when it can be taken without log4net
     /// now, with the caller to capture (null when no appender captures the location); otherwise null, and the call
-    /// goes through log4net. The level was checked by log4net already.
+    /// goes through log4net. The level was checked by log4net already. <c>objects</c>: some appender's children may read
+    /// the message and exception objects.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static FastRoute? Of(ILogger logger, CallSite site, out CallerLocation? caller)
+    public static FastRoute? Of(ILogger logger, CallSite site, out CallerLocation? caller, out bool objects)
     {
         caller = null;
+        objects = false;
         FastRoute? route = site.Route;
         if (route == null || !ReferenceEquals(route._logger, logger) || !route.IsCurrent())
         {
             route = Resolve(logger, site);
         }
 
-        return route._targets.Length != 0 && route.TakesFastCalls(site, out caller) ? route : null;
+        return route._targets.Length != 0 && route.TakesFastCalls(site, out caller, out objects) ? route : null;
     }
 
     /// <summary>Gives the call to each appender, in log4net's order.</summary>
@@ -84,18 +86,20 @@ internal sealed class FastRoute
         return targets;
     }
 
-    private bool TakesFastCalls(CallSite site, out CallerLocation? caller)
+    private bool TakesFastCalls(CallSite site, out CallerLocation? caller, out bool objects)
     {
         caller = null;
+        objects = false;
         FixFlags location = 0;
         foreach (IFastTarget target in _targets)
         {
-            if (!target.TakesFastCalls(out FixFlags capture))
+            if (!target.TakesFastCalls(out FixFlags capture, out bool needsObjects))
             {
                 return false;
             }
 
             location |= capture & (FixFlags.LocationInfo | CallerLocation.WithFile);
+            objects |= needsObjects;
         }
 
         if ((location & FixFlags.LocationInfo) != 0)

@@ -106,9 +106,9 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
-                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    if (Fast(logger, site, format, out CallerLocation? caller, out bool objects) is { } route)
                     {
-                        route.Write(FastCall.ForFormat(level, logger, site.Known, CultureInfo.InvariantCulture, format, args), caller);
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, CultureInfo.InvariantCulture, format, args, objects), caller);
                         return;
                     }
 
@@ -149,9 +149,9 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
-                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    if (Fast(logger, site, format, out CallerLocation? caller, out bool objects) is { } route)
                     {
-                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 1, arg0, null, null), caller);
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 1, arg0, null, null, objects), caller);
                         return;
                     }
 
@@ -192,9 +192,9 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
-                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    if (Fast(logger, site, format, out CallerLocation? caller, out bool objects) is { } route)
                     {
-                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 2, arg0, arg1, null), caller);
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 2, arg0, arg1, null, objects), caller);
                         return;
                     }
 
@@ -235,9 +235,9 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
-                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    if (Fast(logger, site, format, out CallerLocation? caller, out bool objects) is { } route)
                     {
-                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 3, arg0, arg1, arg2), caller);
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, format, 3, arg0, arg1, arg2, objects), caller);
                         return;
                     }
 
@@ -278,9 +278,9 @@ namespace LowLatencyLog.CallSites
                 ILogger logger = log.Logger;
                 if (logger.IsEnabledFor(level))
                 {
-                    if (Fast(logger, site, format, out CallerLocation? caller) is { } route)
+                    if (Fast(logger, site, format, out CallerLocation? caller, out bool objects) is { } route)
                     {
-                        route.Write(FastCall.ForFormat(level, logger, site.Known, provider, format, args), caller);
+                        route.Write(FastCall.ForFormat(level, logger, site.Known, provider, format, args, objects), caller);
                         return;
                     }
 
@@ -314,7 +314,7 @@ namespace LowLatencyLog.CallSites
         /// through log4net (which checks the level itself).</summary>
         private static void WriteMessage(ILogger logger, CallSite site, Level level, object? message, Exception? exception)
         {
-            if (message is string text && logger.IsEnabledFor(level) && FastRoute.Of(logger, site, out CallerLocation? caller) is { } route)
+            if (message is string text && logger.IsEnabledFor(level) && FastRoute.Of(logger, site, out CallerLocation? caller, out _) is { } route)
             {
                 route.Write(FastCall.ForMessage(level, logger, site.Known, text, exception), caller);
                 return;
@@ -326,10 +326,11 @@ namespace LowLatencyLog.CallSites
         /// <summary>Whether a <c>*Format</c> call goes straight into the slots: a format to format, a route that
         /// allows it, and log4net's default rendering of its <c>SystemStringFormat</c>.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        private static FastRoute? Fast(ILogger logger, CallSite site, string? format, out CallerLocation? caller)
+        private static FastRoute? Fast(ILogger logger, CallSite site, string? format, out CallerLocation? caller, out bool objects)
         {
             caller = null;
-            FastRoute? route = format != null ? FastRoute.Of(logger, site, out caller) : null;
+            objects = false;
+            FastRoute? route = format != null ? FastRoute.Of(logger, site, out caller, out objects) : null;
             return route != null && EventFields.RendersByDefault(logger.Repository) ? route : null;
         }
 

@@ -9,10 +9,10 @@ namespace LowLatencyLog.Capture;
 // CapturedEvent, continued: an intercepted call captured without a LoggingEvent (the fast path, SPEC 22).
 internal partial struct CapturedEvent
 {
-    private CapturedEvent(in FastCall call, string? message, StringBuilder? formatted, string? threadName, string? exceptionString, CapturedContext? context)
+    private CapturedEvent(in FastCall call, string? message, StringBuilder? formatted, string? threadName, string? exceptionString, CapturedContext? context, bool objects)
     {
-        MessageObject = null;
-        ExceptionObject = null;
+        MessageObject = objects ? call.FormatObject ?? (object?)call.Message : null;
+        ExceptionObject = objects ? call.Exception : null;
         Level = call.Level;
         LoggerName = call.LoggerName;
         Repository = call.Repository;
@@ -32,10 +32,11 @@ internal partial struct CapturedEvent
     /// <paramref name="call"/>, read from the call itself: the same message text (a <c>*Format</c> message formatted
     /// as its <c>SystemStringFormat</c> would be, into this thread's builder), thread name and exception text, and the
     /// call site's location. <paramref name="flags"/> are an <see cref="IFastTarget"/>'s: no properties, user name or
-    /// identity, no objects; <paramref name="caller"/> is the confirmed call site when they include the location.
+    /// identity; <paramref name="caller"/> is the confirmed call site when they include the location;
+    /// <paramref name="objects"/>: the event carries the message and exception objects, as from log4net's event.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static CapturedEvent CaptureFast(in FastCall call, FixFlags flags, CallerLocation? caller)
+    public static CapturedEvent CaptureFast(in FastCall call, FixFlags flags, CallerLocation? caller, bool objects)
     {
         string? message = null;
         StringBuilder? formatted = null;
@@ -50,7 +51,8 @@ internal partial struct CapturedEvent
             formatted,
             (flags & FixFlags.ThreadName) != 0 ? EventFields.CurrentThreadName() : null,
             (flags & FixFlags.Exception) != 0 ? ExceptionText(in call) : null,
-            caller != null ? CapturedContext.ForKnownCaller(caller) : null);
+            caller != null ? CapturedContext.ForKnownCaller(caller) : null,
+            objects);
     }
 
     private static string? FormatFast(in FastCall call, out StringBuilder? formatted)

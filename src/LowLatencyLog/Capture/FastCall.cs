@@ -19,7 +19,7 @@ internal readonly struct FastCall
     /// sets the runtime switch <c>LowLatencyLog.FastPath</c>); read at each appender's activation.</summary>
     public static bool Enabled => !AppContext.TryGetSwitch("LowLatencyLog.FastPath", out bool on) || on;
 
-    private FastCall(Level level, ILogger logger, KnownCallSite site, string? message, Exception? exception, IFormatProvider? provider, string? format, int argCount, object? arg0, object? arg1, object? arg2, object?[]? args)
+    private FastCall(Level level, ILogger logger, KnownCallSite site, string? message, Exception? exception, IFormatProvider? provider, string? format, int argCount, object? arg0, object? arg1, object? arg2, object?[]? args, bool objects)
     {
         Level = level;
         LoggerName = logger.Name;
@@ -35,6 +35,7 @@ internal readonly struct FastCall
         Arg1 = arg1;
         Arg2 = arg2;
         Args = args;
+        FormatObject = objects && format != null ? new SystemStringFormat(provider, format, ArgumentArray()) : null;
     }
 
     public Level Level { get; }
@@ -70,17 +71,24 @@ internal readonly struct FastCall
 
     public object?[]? Args { get; }
 
+    /// <summary>The <c>*Format</c> call's message object, made at the call when a child may read it.</summary>
+    public SystemStringFormat? FormatObject { get; }
+
+    /// <summary>Whether the call holds the message object log4net would have passed (a string message is its own).</summary>
+    public bool HasMessageObject => Format == null || FormatObject != null;
+
     /// <summary><c>Debug(string)</c>, <c>Error(string, Exception)</c>, …</summary>
     public static FastCall ForMessage(Level level, ILogger logger, KnownCallSite site, string message, Exception? exception) =>
-        new FastCall(level, logger, site, message, exception, null, null, 0, null, null, null, null);
+        new FastCall(level, logger, site, message, exception, null, null, 0, null, null, null, null, objects: false);
 
-    /// <summary><c>*Format(string, object[])</c> and <c>*Format(IFormatProvider, string, object[])</c>.</summary>
-    public static FastCall ForFormat(Level level, ILogger logger, KnownCallSite site, IFormatProvider? provider, string format, object?[]? args) =>
-        new FastCall(level, logger, site, null, null, provider, format, -1, null, null, null, args ?? OneNullArgs);
+    /// <summary><c>*Format(string, object[])</c> and <c>*Format(IFormatProvider, string, object[])</c>;
+    /// <paramref name="objects"/>: make the message object too.</summary>
+    public static FastCall ForFormat(Level level, ILogger logger, KnownCallSite site, IFormatProvider? provider, string format, object?[]? args, bool objects) =>
+        new FastCall(level, logger, site, null, null, provider, format, -1, null, null, null, args ?? OneNullArgs, objects);
 
     /// <summary><c>*Format(string, object)</c> to <c>*Format(string, object, object, object)</c>.</summary>
-    public static FastCall ForFormat(Level level, ILogger logger, KnownCallSite site, string format, int argCount, object? arg0, object? arg1, object? arg2) =>
-        new FastCall(level, logger, site, null, null, CultureInfo.InvariantCulture, format, argCount, arg0, arg1, arg2, null);
+    public static FastCall ForFormat(Level level, ILogger logger, KnownCallSite site, string format, int argCount, object? arg0, object? arg1, object? arg2, bool objects) =>
+        new FastCall(level, logger, site, null, null, CultureInfo.InvariantCulture, format, argCount, arg0, arg1, arg2, null, objects);
 
     /// <summary>The arguments as one array (what log4net's <c>SystemStringFormat</c> holds).</summary>
     public object?[] ArgumentArray() => ArgCount switch
@@ -92,7 +100,7 @@ internal readonly struct FastCall
     };
 
     /// <summary>The message object log4net's <c>LogImpl</c> would have passed.</summary>
-    public object? MessageObject() => Format == null ? Message : new SystemStringFormat(Provider, Format, ArgumentArray());
+    public object? MessageObject() => Format == null ? Message : FormatObject ?? new SystemStringFormat(Provider, Format, ArgumentArray());
 
     /// <summary>The event log4net would have built, for an appender that cannot take the call directly any more (closed
     /// meanwhile).</summary>
