@@ -33,6 +33,7 @@ internal static class QuickComparison
     {
         CaseTable.Floor, CaseTable.SyncFile, "BlockingCollection+File", "Channel+File",
         "BoundedQueue+RollingBufferedFile", "HotSwap+RollingBufferedFile", "Disruptor+RollingBufferedFile",
+        "BoundedQueue+RollingBufferedFile+Intercepted", "HotSwap+RollingBufferedFile+Intercepted", "Disruptor+RollingBufferedFile+Intercepted",
     };
 
     public static int Run(string[] args)
