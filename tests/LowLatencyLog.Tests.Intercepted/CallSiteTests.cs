@@ -5,7 +5,6 @@ using System.IO;
 using System.Linq;
 using System.Reflection;
 using System.Runtime.CompilerServices;
-using CallSite = LowLatencyLog.CallSites.CallSite;
 using System.Threading;
 using log4net;
 using log4net.Appender;
@@ -14,24 +13,10 @@ using log4net.Layout;
 using log4net.Repository.Hierarchy;
 using LowLatencyLog.Appender;
 using LowLatencyLog.CallSites;
-using LowLatencyLog.Log4netInternals;
-using LowLatencyLog.Tests.Capture;
 using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Intercepted;
-
-/// <summary>The location parity tests again, intercepted but with no call site reaching the capture: the stack walk
-/// it does instead writes the same bytes, past the generated frames.</summary>
-[NonParallelizable]
-public sealed class CallerLocationTestsWithoutCallSites : CallerLocationTests
-{
-    [SetUp]
-    public void TurnCallSitesOff() => CallSite.Disabled = true;
-
-    [TearDown]
-    public void TurnCallSitesOn() => CallSite.Disabled = false;
-}
 
 /// <summary>
 /// The ILog calls of this assembly are intercepted by the package's generator: what the async appenders write from
@@ -52,7 +37,7 @@ public sealed class InterceptionTests
         Type[] generated = typeof(InterceptionTests).Assembly.GetTypes().Where(t => t.Namespace == "LowLatencyLog.Generated" && t.IsAbstract && t.IsSealed).ToArray();
         Assert.That(generated, Has.Length.EqualTo(1), "one generated interceptor type");
         MethodInfo[] interceptors = generated[0].GetMethods(BindingFlags.Public | BindingFlags.Static);
-        Assert.That(interceptors, Has.Length.EqualTo(Sites().Length));
+        Assert.That(interceptors, Has.Length.EqualTo(GeneratedSite.All().Length));
         Assert.That(interceptors, Has.Length.GreaterThan(20));
         Assert.That(interceptors.All(m => (m.Attributes & MethodAttributes.RequireSecObject) != 0), "every interceptor keeps its caller's frame");
         MethodInfo[] forwarders = typeof(InterceptedLog).GetMethods(BindingFlags.Public | BindingFlags.Static);
@@ -81,13 +66,14 @@ public sealed class InterceptionTests
         }
 
         Assert.That(child.Text, Does.Contain(typeName + "+Inner|Nested|"));
-        Assume.That(EventFields.ReadsLocationBoundary, "the netstandard2.0 build always asks the event, as log4net does");
-        CallSite[] used = Sites().Where(s => s.Described.File.EndsWith("CallSiteTests.cs", StringComparison.Ordinal) && s.Confirmed == true).ToArray();
-        Assert.That(used, Has.Length.GreaterThanOrEqualTo(10), "the call sites were described and confirmed");
-        foreach (CallSite site in used)
+        // What log4net's walk wrote for each call (the sibling's text, equal to the child's) is the generator's reading.
+        GeneratedSite[] described = GeneratedSite.All();
+        string[] written = sibling.Text.Split('\n').Where(l => l.StartsWith(typeName, StringComparison.Ordinal)).ToArray();
+        Assert.That(written, Has.Length.GreaterThanOrEqualTo(12));
+        foreach (string line in written)
         {
-            Assert.That(site.Reported!.LineNumber, Is.EqualTo(site.Described.Line.ToString(CultureInfo.InvariantCulture)), "the runtime reports the line the generator read");
-            Assert.That(site.Reported.FileName, Is.EqualTo(site.Described.File));
+            string[] fields = line.Split('|');
+            Assert.That(described, Has.Some.EqualTo(new GeneratedSite(fields[0], fields[1], fields[3], int.Parse(fields[2], CultureInfo.InvariantCulture))), "the runtime reports the file and line the generator read: " + line);
         }
     }
 
@@ -177,84 +163,6 @@ public sealed class InterceptionTests
         Assert.That(proxy.Calls, Is.EqualTo(new[] { "InfoFormat(String, Object)", "Warn(Object, Exception)", "ErrorFormat(IFormatProvider, String, Object[])" }));
         Assert.That(child.Text, Is.EqualTo(sibling.Text));
         Assert.That(child.Text, Does.Contain("through a proxy 1").And.Contain("|warn").And.Contain("System.InvalidOperationException: x").And.Contain("provider 2"));
-    }
-
-    private const int Events = 20_000;
-
-    [TestCase(false)]
-    [TestCase(true)]
-    public void AnInterceptedCallWithLocation_AllocatesWhatTheSameCallWithoutLocationAllocates(bool callSitesOff)
-    {
-        Assume.That(EventFields.ReadsLocationBoundary, "the netstandard2.0 build always asks the event, as log4net does");
-        long plain = Measure("%level %message%n", callSitesOff);
-        long located = Measure("%level %C.%M:%L %message%n", callSitesOff);
-        TestContext.Out.WriteLine($"without location {plain / (double)Events:F1} B/call, with %C.%M:%L {located / (double)Events:F1} B/call");
-        if (callSitesOff)
-        {
-            Assert.That(located - plain, Is.GreaterThan(100L * Events), "the stack walk allocates on every call");
-        }
-        else
-        {
-            Assert.That(located - plain, Is.LessThan(Events / 10), "less than a tenth of a byte per call beyond the call without location");
-        }
-    }
-
-    private static long Measure(string pattern, bool callSitesOff)
-    {
-        using var harness = new Log4netHarness($@"<log4net>
-            <appender name=""async"" type=""LowLatencyLog.Appender.DisruptorAsyncAppender, LowLatencyLog"">
-              <bufferSize value=""16384"" />
-              <appender-ref ref=""null"" />
-            </appender>
-            <appender name=""null"" type=""LowLatencyLog.Appender.NullAppender, LowLatencyLog"">
-              <layout type=""log4net.Layout.PatternLayout""><conversionPattern value=""{pattern}"" /></layout>
-            </appender>
-            <root><level value=""ALL"" /><appender-ref ref=""async"" /></root>
-          </log4net>");
-        ILog log = harness.Logger();
-        long measured = -1;
-        Exception? failure = null;
-        var thread = new Thread(() =>
-        {
-            CallSite.Disabled = callSitesOff;
-            try
-            {
-                for (int i = 0; i < 4 * Events; i++)
-                {
-                    Order(log, i); // warm up: JIT, caches, every slot's text storage
-                }
-
-                measured = Allocations.LeastOfThreeRounds(() =>
-                {
-                    for (int i = 0; i < Events; i++)
-                    {
-                        Order(log, i);
-                    }
-                });
-            }
-            catch (Exception e)
-            {
-                failure = e;
-            }
-            finally
-            {
-                CallSite.Disabled = false;
-            }
-        }) { Name = "callsite-producer", IsBackground = true };
-        thread.Start();
-        Assert.That(thread.Join(TimeSpan.FromSeconds(60)), Is.True);
-        Assert.That(failure, Is.Null);
-        Assert.That(harness.Appender<AsyncForwardingAppender>("async").Flush(10_000), Is.True);
-        return measured;
-    }
-
-    private static void Order(ILog log, int i) => log.InfoFormat("order {0} filled", i);
-
-    /// <summary>The generated call sites of this assembly.</summary>
-    private static CallSite[] Sites()
-    {
-        Type generated = typeof(InterceptionTests).Assembly.GetTypes().Single(t => t.Namespace == "LowLatencyLog.Generated" && t.IsAbstract && t.IsSealed);
-        return generated.GetFields(BindingFlags.Static | BindingFlags.NonPublic).Where(f => f.FieldType == typeof(CallSite)).Select(f => (CallSite)f.GetValue(null)!).ToArray();
     }
 
     private static AsyncForwardingAppender Async(string kind, IAppender child) => AsyncAppenderKind.Activated(kind, "callsite-async", child);

@@ -3,11 +3,9 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Linq;
-using System.Reflection;
 using System.Threading.Tasks;
 using log4net;
 using NUnit.Framework;
-using CallSite = LowLatencyLog.CallSites.CallSite;
 
 namespace LowLatencyLog.Tests.Intercepted;
 
@@ -22,7 +20,7 @@ public sealed class CoverageTests
     {
         string path = Path.Combine(SourceDirectory(), "CoverageTests.cs");
         string[] source = File.ReadAllLines(path);
-        HashSet<int> described = Sites().Where(s => s.Described.File == path).Select(s => s.Described.Line).ToHashSet();
+        HashSet<int> described = GeneratedSite.All().Where(s => s.File == path).Select(s => s.Line).ToHashSet();
         int[] marked(string mark) => source.Select((text, i) => (text, line: i + 1)).Where(l => l.text.TrimEnd().EndsWith("// " + mark, StringComparison.Ordinal)).Select(l => l.line).ToArray();
 
         Assert.That(marked("site"), Has.Length.EqualTo(9));
@@ -34,14 +32,8 @@ public sealed class CoverageTests
     private static string SourceDirectory()
     {
         // The generator records this file's path; any described site of it names the folder.
-        CallSite site = Sites().First(s => s.Described.File.EndsWith("CoverageTests.cs", StringComparison.Ordinal));
-        return Path.GetDirectoryName(site.Described.File)!;
-    }
-
-    private static CallSite[] Sites()
-    {
-        Type generated = typeof(CoverageTests).Assembly.GetTypes().Single(t => t.Namespace == "LowLatencyLog.Generated" && t.IsAbstract && t.IsSealed);
-        return generated.GetFields(BindingFlags.Static | BindingFlags.NonPublic).Where(f => f.FieldType == typeof(CallSite)).Select(f => (CallSite)f.GetValue(null)!).ToArray();
+        GeneratedSite site = GeneratedSite.All().First(s => s.File.EndsWith("CoverageTests.cs", StringComparison.Ordinal));
+        return Path.GetDirectoryName(site.File)!;
     }
 }
 

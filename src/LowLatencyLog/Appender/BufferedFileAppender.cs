@@ -90,8 +90,12 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
         _sink = new FileSink(_file, this);
     }
 
-    /// <summary>True when events are rendered by the compiled fast layout path, for tests.</summary>
-    internal bool UsesFastLayout => _compiled != null;
+    /// <summary>Whether the compiled fast layout path renders this appender's events; false when the layout renders
+    /// them itself (<see cref="FastLayout"/> is <c>false</c>, or the layout or one of its converters is not covered:
+    /// docs/file-appenders.md, "Fast layout").</summary>
+    /// <remarks>Known once <see cref="ActivateOptions"/> returns; a layout replaced or activated again is examined
+    /// before the next event, and this answers for it from then on.</remarks>
+    public bool UsesFastLayout => Volatile.Read(ref _compiled) != null;
 
     /// <summary>This appender renders through its layout.</summary>
     protected override bool RequiresLayout => true;

@@ -37,16 +37,12 @@ public sealed class CallSite
         Known = new KnownCallSite(
             boundary ?? throw new ArgumentNullException(nameof(boundary)),
             className ?? throw new ArgumentNullException(nameof(className)),
-            methodName ?? throw new ArgumentNullException(nameof(methodName)),
-            fileName ?? throw new ArgumentNullException(nameof(fileName)),
-            line);
-    }
+            methodName ?? throw new ArgumentNullException(nameof(methodName)));
 
-    /// <summary>Tests: when true, no call site reaches the capture, which walks the stack instead.</summary>
-    internal static bool Disabled
-    {
-        get => KnownCallSite.Disabled;
-        set => KnownCallSite.Disabled = value;
+        // The file and line stay in the generated source: what is written is what the runtime reports for the frame
+        // (what log4net writes), read at the first event.
+        _ = fileName ?? throw new ArgumentNullException(nameof(fileName));
+        _ = line;
     }
 
     /// <summary>What the capture reads.</summary>
@@ -60,13 +56,4 @@ public sealed class CallSite
 
     /// <summary>The generated type that intercepts the call: the boundary of log4net's stack walk.</summary>
     internal Type Boundary => Known.Boundary;
-
-    /// <summary>Tests: null before the first use, then whether the runtime's frame confirmed the description.</summary>
-    internal bool? Confirmed => Known.Confirmed;
-
-    /// <summary>Tests: what the runtime reported for the call site's frame once confirmed.</summary>
-    internal LocationInfo? Reported => Known.Reported;
-
-    /// <summary>The file and first line of the call's statement, as the generator read them from the source.</summary>
-    internal (string File, int Line) Described => Known.Described;
 }

@@ -24,39 +24,27 @@ internal sealed class KnownCallSite
     [ThreadStatic]
     private static object? t_message;
 
-    /// <summary>Tests: when true, no call site reaches the capture, which walks the stack instead.</summary>
-    internal static bool Disabled;
+    // False when the application set the runtime switch LowLatencyLog.CallSiteLocations to false: the descriptions are
+    // ignored and the capture walks the stack as log4net does (docs/call-sites.md). Read once: a constant to the JIT.
+    private static readonly bool s_used = !AppContext.TryGetSwitch("LowLatencyLog.CallSiteLocations", out bool on) || on;
 
     private readonly string _className;
     private readonly string _methodName;
-    private readonly string _fileName;
-    private readonly int _line;
 
     // Set on first use, once the runtime's frame confirmed the description (any thread; a race builds equal objects).
     private CallerLocation? _methodOnly;
     private CallerLocation? _withFile;
     private bool _refused;
 
-    public KnownCallSite(Type boundary, string className, string methodName, string fileName, int line)
+    public KnownCallSite(Type boundary, string className, string methodName)
     {
         Boundary = boundary;
         _className = className;
         _methodName = methodName;
-        _fileName = fileName;
-        _line = line;
     }
 
     /// <summary>The generated type that intercepts the call: the boundary of log4net's stack walk.</summary>
     public Type Boundary { get; }
-
-    /// <summary>Tests: null before the first use, then whether the runtime's frame confirmed the description.</summary>
-    internal bool? Confirmed => _refused ? false : _withFile != null ? true : null;
-
-    /// <summary>Tests: what the runtime reported for the call site's frame once confirmed.</summary>
-    internal LocationInfo? Reported => _withFile?.ToLocationInfo();
-
-    /// <summary>The file and first line of the call's sequence point, as the generator read them from the source.</summary>
-    internal (string File, int Line) Described => (_fileName, _line);
 
     /// <summary>
     /// Producer thread: the caller of <paramref name="source"/>, when it is the event of the intercepted call under way
@@ -86,7 +74,7 @@ internal sealed class KnownCallSite
     /// </summary>
     public CallerLocation? ConfirmedCaller(bool withFile)
     {
-        if (Disabled)
+        if (!s_used)
         {
             return null;
         }
@@ -127,7 +115,7 @@ internal sealed class KnownCallSite
     public static Scope Enter(KnownCallSite site, object? message)
     {
         var scope = new Scope(t_current, t_message);
-        if (!Disabled)
+        if (s_used)
         {
             t_current = site;
             t_message = message;

@@ -11,7 +11,7 @@ using LowLatencyLog.Engine;
 namespace LowLatencyLog.Forwarding;
 
 /// <summary>What an async appender gives its <see cref="AppenderLifecycle"/>: who it is, its children, and the steps
-/// that differ between appenders (tests replace the worker start and the metrics to make them fail).</summary>
+/// that differ between appenders.</summary>
 internal sealed class LifecycleHooks
 {
     public LifecycleHooks(Type owner, Func<string> name, ChildAppenders children, Action<string, Exception?> reportError, CreateDispatcher create)
@@ -44,8 +44,6 @@ internal sealed class LifecycleHooks
     /// <summary>Under the lifecycle lock, once the early events are queued: producers enqueue into the dispatcher
     /// directly from now on.</summary>
     public Action<AsyncDispatcher<CapturedEvent>> Publish { get; set; } = _ => { };
-
-    public Action<AsyncDispatcher<CapturedEvent>> StartWorker { get; set; } = dispatcher => dispatcher.Start();
 
     public Func<AsyncDispatcher<CapturedEvent>, IDisposable?> RegisterMetrics { get; set; } = _ => null;
 }
@@ -132,7 +130,7 @@ internal sealed class AppenderLifecycle : IFlushable
             Volatile.Write(ref _shutdownTimeout, timeout);
             try
             {
-                _hooks.StartWorker(dispatcher);
+                dispatcher.Start();
             }
             catch (Exception e)
             {

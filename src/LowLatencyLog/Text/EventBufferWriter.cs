@@ -98,8 +98,7 @@ internal sealed partial class EventBufferWriter : TextWriter
     /// <param name="bufferSize">The byte buffer's size: complete events are written when it is full.</param>
     /// <param name="maxCapacity">The most the byte buffer may grow to; null for the larger of
     /// <paramref name="bufferSize"/> and <see cref="DefaultMaxCapacity"/>.</param>
-    /// <param name="directUtf8">False to encode UTF-8 through the char buffer too (tests compare the two ways).</param>
-    public EventBufferWriter(Encoding encoding, int bufferSize, int? maxCapacity = null, bool directUtf8 = true)
+    public EventBufferWriter(Encoding encoding, int bufferSize, int? maxCapacity = null)
         : base(null) // as StreamWriter: numbers are formatted with the current culture
     {
         _encoding = encoding ?? throw new ArgumentNullException(nameof(encoding));
@@ -109,7 +108,7 @@ internal sealed partial class EventBufferWriter : TextWriter
         _maxCapacity = Math.Max(_initialSize, maxCapacity ?? Math.Max(bufferSize, DefaultMaxCapacity));
         _bytes = Prefault.Touch(new byte[_initialSize]);
 #if NET8_0_OR_GREATER
-        _utf8 = directUtf8 && IsStandardUtf8(encoding);
+        _utf8 = IsStandardUtf8(encoding);
         _ready = _utf8;
 #endif
     }

@@ -123,7 +123,7 @@ public sealed class AppenderLifecycleTests
             life.Log("early 0"); // before activation, as log4net 3.5 may append
             life.Log("early 1");
 
-            life.Lifecycle.Activate();
+            life.Activate();
             Assert.That(messages, Has.Some.Contains("could not start its worker thread"));
             Assert.That(life.Lifecycle.Synchronous, Is.True);
             Assert.That(life.Lifecycle.Running, Is.Null);
@@ -163,7 +163,7 @@ public sealed class AppenderLifecycleTests
             };
             file.ActivateOptions();
             life.Children.Add(file);
-            life.Lifecycle.Activate();
+            life.Activate();
 
             life.Log("one");
             life.Log("two");
@@ -240,6 +240,7 @@ public sealed class AppenderLifecycleTests
     {
         private readonly List<AsyncDispatcher<CapturedEvent>> _published = new List<AsyncDispatcher<CapturedEvent>>();
         private readonly ConcurrentQueue<string> _errors = new ConcurrentQueue<string>();
+        private AsyncDispatcher<CapturedEvent>? _refused;
 
         public Life()
         {
@@ -248,15 +249,6 @@ public sealed class AppenderLifecycleTests
                 {
                     Reactivate = () => Reactivations++,
                     Publish = dispatcher => _published.Add(dispatcher),
-                    StartWorker = dispatcher =>
-                    {
-                        if (FailStart)
-                        {
-                            throw new OutOfMemoryException("Thread failed to start (refused by the test).");
-                        }
-
-                        dispatcher.Start();
-                    },
                     RegisterMetrics = _ =>
                     {
                         if (FailMetrics)
@@ -274,6 +266,8 @@ public sealed class AppenderLifecycleTests
 
         public AppenderLifecycle Lifecycle { get; }
 
+        /// <summary>The worker's thread cannot start: <see cref="Create"/> hands over a dispatcher whose thread it
+        /// started itself, so the lifecycle's <c>Start</c> fails in <c>Thread.Start</c>.</summary>
         public bool FailStart { get; set; }
 
         public bool FailMetrics { get; set; }
@@ -289,6 +283,17 @@ public sealed class AppenderLifecycleTests
         public AsyncDispatcher<CapturedEvent>[] Published => _published.ToArray();
 
         public string[] Errors => _errors.ToArray();
+
+        /// <summary>Activates; with <see cref="FailStart"/>, then stops the thread <see cref="Create"/> started.</summary>
+        public void Activate()
+        {
+            Lifecycle.Activate();
+            if (_refused != null)
+            {
+                Assert.That(_refused.Close(Timeout), Is.True);
+                Assert.That(_refused.DeliveredCount, Is.Zero, "the lifecycle put nothing into a dispatcher whose start failed");
+            }
+        }
 
         public RecordingAppender AddRecordingChild()
         {
@@ -315,15 +320,23 @@ public sealed class AppenderLifecycleTests
         {
             Creates++;
             shutdownTimeout = Timeout;
-            return new AsyncDispatcher<CapturedEvent>(
+            var dispatcher = new AsyncDispatcher<CapturedEvent>(
                 "lifecycle",
                 BoundedQueueFactory.Instance,
                 16,
-                new ChildrenSink(Children, typeof(AppenderLifecycleTests), () => "life", (message, _) => _errors.Enqueue(message)),
+                // A refused dispatcher's close must not close the children the synchronous fallback still calls.
+                new ChildrenSink(FailStart ? new ChildAppenders() : Children, typeof(AppenderLifecycleTests), () => "life", (message, _) => _errors.Enqueue(message)),
                 OverflowAction.Block,
                 16,
                 WaitStrategyKind.Blocking,
                 Timeout);
+            if (FailStart)
+            {
+                dispatcher.WorkerThread.Start(); // started once already: Thread.Start throws, as when threads are refused
+                _refused = dispatcher;
+            }
+
+            return dispatcher;
         }
     }
 

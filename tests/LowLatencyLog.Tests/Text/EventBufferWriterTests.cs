@@ -230,12 +230,12 @@ public sealed partial class EventBufferWriterTests
     {
         foreach (int seed in new[] { 1, 2, 3 })
         {
-            yield return new TestCaseData(new UTF8Encoding(false), true, seed).SetArgDisplayNames("UTF-8", $"seed {seed}");
-            yield return new TestCaseData(new UTF8Encoding(false), false, seed).SetArgDisplayNames("UTF-8 through chars", $"seed {seed}");
+            yield return new TestCaseData(new UTF8Encoding(false), seed).SetArgDisplayNames("UTF-8", $"seed {seed}");
+            yield return new TestCaseData(new CharBufferedUtf8(), seed).SetArgDisplayNames("UTF-8 through chars", $"seed {seed}");
         }
 
-        yield return new TestCaseData(new UnicodeEncoding(false, false), true, 4).SetArgDisplayNames("UTF-16", "seed 4");
-        yield return new TestCaseData(Encoding.Latin1, true, 5).SetArgDisplayNames("Latin-1", "seed 5");
+        yield return new TestCaseData(new UnicodeEncoding(false, false), 4).SetArgDisplayNames("UTF-16", "seed 4");
+        yield return new TestCaseData(Encoding.Latin1, 5).SetArgDisplayNames("Latin-1", "seed 5");
     }
 
     /// <summary>
@@ -243,7 +243,7 @@ public sealed partial class EventBufferWriterTests
     /// flushed between events now and then; buffer sizes from one that cannot hold a line to one that holds them all.
     /// </summary>
     [TestCaseSource(nameof(RandomWriteCases))]
-    public void RandomTextSplitAcrossRandomWrites_GivesTheBytesAStreamWriterWrites(Encoding encoding, bool directUtf8, int seed)
+    public void RandomTextSplitAcrossRandomWrites_GivesTheBytesAStreamWriterWrites(Encoding encoding, int seed)
     {
         var random = new Random(seed);
         string[] pieces =
@@ -255,7 +255,7 @@ public sealed partial class EventBufferWriterTests
         foreach (int bufferSize in new[] { 16, 64, 300, 1 << 16 })
         {
             var stream = new RecordingStream();
-            var writer = new EventBufferWriter(encoding, bufferSize, directUtf8: directUtf8) { Stream = stream };
+            var writer = new EventBufferWriter(encoding, bufferSize) { Stream = stream };
             var reference = new MemoryStream();
             using (var streamWriter = new StreamWriter(reference, encoding, 1024, leaveOpen: true))
             {
