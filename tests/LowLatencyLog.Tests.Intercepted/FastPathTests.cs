@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.IO;
+using System.Reflection;
 using log4net;
 using log4net.Appender;
 using log4net.Core;
@@ -122,6 +123,12 @@ public sealed class FastPathTests
         long constant = Allocations.LeastOfThreeRounds(() => Constants(log, Calls));
         long format = Allocations.LeastOfThreeRounds(() => Formats(log, Calls));
 
+        if (!HasFastPath)
+        {
+            Assert.That(constant, Is.GreaterThanOrEqualTo(Calls * 100), "the netstandard2.0 build: log4net's event");
+            return;
+        }
+
         Assert.That(constant, Is.LessThan(Calls / 10), "bytes for all constant calls");
         Assert.That(format, Is.LessThan(Calls * 25), "bytes for all InfoFormat calls");
         Assert.That(harness.InternalErrors, Is.Empty);
@@ -144,7 +151,7 @@ public sealed class FastPathTests
         Assert.That(async.Flush(10_000), Is.True);
         logger.Repository!.Shutdown();
 
-        Assert.That(perCall, Is.LessThan(1), "a string message is its own message object: still nothing allocated");
+        AssertFast(perCall, "a string message is its own message object: still nothing allocated");
         LoggingEvent[] last = child.Events[^2..];
         Assert.That(last[0].MessageObject, Is.InstanceOf<log4net.Util.SystemStringFormat>());
         Assert.That(last[0].MessageObject!.ToString(), Is.EqualTo("value 7"));
@@ -195,7 +202,7 @@ public sealed class FastPathTests
         var logger = (Logger)log.Logger;
         var async = harness.Appender<AsyncForwardingAppender>("async");
         Warm(log);
-        Assert.That(PerCall(log), Is.LessThan(1), "fast to begin with");
+        AssertFast(PerCall(log), "fast to begin with");
 
         // A log4net appender on the way: every call goes through log4net, and it gets them.
         var memory = new MemoryAppender();
@@ -205,7 +212,7 @@ public sealed class FastPathTests
         Assert.That(PerCall(log), Is.GreaterThanOrEqualTo(100));
         memory.Clear();
         harness.Hierarchy.Root.RemoveAppender(memory);
-        Assert.That(PerCall(log), Is.LessThan(1), "fast again");
+        AssertFast(PerCall(log), "fast again");
         log.Info("without memory");
         Assert.That(memory.PopAllEvents().Length, Is.Zero);
 
@@ -259,10 +266,10 @@ public sealed class FastPathTests
 </log4net>");
         ILog log = harness.Logger("fast.logger");
         Warm(log);
-        Assert.That(PerCall(log), Is.LessThan(1), "fast with both");
+        AssertFast(PerCall(log), "fast with both");
         Constants(log, 1);
         ((Logger)harness.Logger("fast").Logger).Additivity = false;
-        Assert.That(PerCall(log), Is.LessThan(1), "fast with one");
+        AssertFast(PerCall(log), "fast with one");
         log.Info("sub only");
         harness.Shutdown();
 
@@ -286,6 +293,25 @@ public sealed class FastPathTests
 
         Assert.That(harness.ReadLines("out.log"), Is.EqualTo(new[] { "first" }));
         Assert.That(harness.ReadLines("second.log"), Is.EqualTo(new[] { "second" }));
+    }
+
+    /// <summary>Whether the library build under test has the fast path (the netstandard2.0 build, which .NET Framework
+    /// applications load and CI also runs these tests against, has none: every call takes log4net's path).</summary>
+    private static bool HasFastPath { get; } =
+        typeof(AsyncForwardingAppender).Assembly.GetCustomAttribute<System.Runtime.Versioning.TargetFrameworkAttribute>()?.FrameworkName
+            .StartsWith(".NETCoreApp", StringComparison.Ordinal) == true;
+
+    // Bytes per call of a call that took the fast path: none; on the netstandard2.0 build, log4net's event.
+    private static void AssertFast(double perCall, string message)
+    {
+        if (HasFastPath)
+        {
+            Assert.That(perCall, Is.LessThan(1), message);
+        }
+        else
+        {
+            Assert.That(perCall, Is.GreaterThanOrEqualTo(100), "the netstandard2.0 build has no fast path");
+        }
     }
 
     private static void Warm(ILog log)
