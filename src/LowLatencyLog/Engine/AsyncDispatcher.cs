@@ -168,10 +168,7 @@ internal sealed partial class AsyncDispatcher<T> : IWorkSignal
             return;
         }
 
-        using (ExecutionContext.SuppressFlow())
-        {
-            _worker.Start();
-        }
+        WithoutFlow.Run(_worker.Start);
     }
 
     /// <summary>Producer side. Returns false when the item was discarded or the dispatcher is closed.</summary>

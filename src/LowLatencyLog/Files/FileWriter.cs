@@ -4,6 +4,7 @@ using System.IO;
 using System.Text;
 using System.Threading;
 using log4net.Core;
+using LowLatencyLog.Runtime;
 using LowLatencyLog.Text;
 
 namespace LowLatencyLog.Files;
@@ -401,14 +402,11 @@ internal sealed partial class FileWriter
         {
             // Without the arming thread's execution context: the timer would otherwise keep that caller's AsyncLocals
             // (an Activity, logical thread context) alive and visible for the appender's lifetime.
-            using (ExecutionContext.SuppressFlow())
-            {
-                _timer = new Timer(OnTimer, null, Timeout.Infinite, Timeout.Infinite);
-            }
+            WithoutFlow.Run(() => _timer = new Timer(OnTimer, null, Timeout.Infinite, Timeout.Infinite));
         }
 
         _timerArmed = true;
-        _timer.Change(dueMs, Timeout.Infinite);
+        _timer!.Change(dueMs, Timeout.Infinite);
     }
 
     private void OnTimer(object? state)

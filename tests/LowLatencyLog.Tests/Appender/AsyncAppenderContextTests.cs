@@ -26,6 +26,24 @@ public sealed class AsyncAppenderContextTests : AsyncAppenderFixture
     {
     }
 
+    [Test]
+    public void ActivatedWithTheFlowSuppressed_StillStartsItsWorker()
+    {
+        // An application may configure log4net inside ExecutionContext.SuppressFlow (a host's start-up code). On .NET
+        // Framework suppressing it again throws (.NET 10 allows it): the worker must start either way.
+        Log4netHarness harness;
+        using (ExecutionContext.SuppressFlow())
+        {
+            harness = Configure("", RecordingChild("child", "%message"));
+        }
+
+        harness.Logger("ctx").Info("after");
+        Assert.That(Async(harness).Flush(10_000), Is.True);
+        Assert.That(Child(harness).Lines, Is.EqualTo(new[] { "after" }));
+        Assert.That(Child(harness).Threads.Single(), Is.Not.EqualTo(Thread.CurrentThread.Name ?? "").And.Not.Empty, "delivered by the worker");
+        Assert.That(harness.InternalErrors, Is.Empty);
+    }
+
     [TestCase(null)]
     [TestCase("Message, ThreadName, Exception, Properties, LocationInfo, UserName, Identity")]
     [TestCase("All")]
