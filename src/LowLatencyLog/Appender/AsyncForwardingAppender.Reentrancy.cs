@@ -24,6 +24,25 @@ public abstract partial class AsyncForwardingAppender
     /// log4net's own appenders drop them.</summary>
     public long ReentrantCount => Interlocked.Read(ref _reentrant);
 
+    /// <summary>Marks this appender as taking an event on this thread; false (and counted) when it is taking one already
+    /// (a re-entrant call, dropped as <c>AppenderSkeleton</c> drops it). The caller clears the mark in a <c>finally</c>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool TryTake(out int depth, out AsyncForwardingAppender?[] taking)
+    {
+        depth = t_depth;
+        if (depth != 0 && IsTakingOnThisThread(depth))
+        {
+            CountReentrant();
+            taking = null!;
+            return false;
+        }
+
+        taking = t_taking is { } known && depth < known.Length ? known : Taking(depth);
+        taking[depth] = this;
+        t_depth = depth + 1;
+        return true;
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private bool IsTakingOnThisThread(int depth)
     {

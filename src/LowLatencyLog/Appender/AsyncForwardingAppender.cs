@@ -212,16 +212,11 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     [MethodImpl(Jit.Optimized)]
     public void DoAppend(LoggingEvent loggingEvent)
     {
-        int depth = t_depth;
-        if (depth != 0 && IsTakingOnThisThread(depth))
+        if (!TryTake(out int depth, out AsyncForwardingAppender?[] taking))
         {
-            CountReentrant();
             return;
         }
 
-        AsyncForwardingAppender?[] taking = t_taking is { } known && depth < known.Length ? known : Taking(depth);
-        taking[depth] = this;
-        t_depth = depth + 1;
         try
         {
             if (_admission.Admits(loggingEvent))
@@ -282,16 +277,11 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     [MethodImpl(Jit.Optimized)]
     void IFastTarget.AppendFast(in FastCall call, CallerLocation? caller)
     {
-        int depth = t_depth;
-        if (depth != 0 && IsTakingOnThisThread(depth))
+        if (!TryTake(out int depth, out AsyncForwardingAppender?[] taking))
         {
-            CountReentrant();
             return;
         }
 
-        AsyncForwardingAppender?[] taking = t_taking is { } known && depth < known.Length ? known : Taking(depth);
-        taking[depth] = this;
-        t_depth = depth + 1;
         try
         {
             Level? threshold = _admission.Threshold;
