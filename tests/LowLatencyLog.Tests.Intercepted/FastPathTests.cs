@@ -281,6 +281,28 @@ public sealed class FastPathTests
     }
 
     [Test]
+    public void OneCallSite_UsedWithTwoLoggersInTurn_StaysFast()
+    {
+        using var harness = new Log4netHarness(Config("BoundedQueueAsyncAppender", fast: true, "%logger %message%n"));
+        ILog first = harness.Logger("fast.first");
+        ILog second = harness.Logger("fast.second");
+        Warm(first);
+        Warm(second);
+        const int Rounds = 1_000;
+
+        long bytes = Allocations.LeastOfThreeRounds(() =>
+        {
+            for (int i = 0; i < Rounds; i++)
+            {
+                Constants(first, 1);
+                Constants(second, 1);
+            }
+        });
+
+        AssertFast(bytes / (2.0 * Rounds), "the site's route changes logger on every call");
+    }
+
+    [Test]
     public void AReconfiguration_SendsTheNextCallToTheNewAppenders()
     {
         using var harness = new Log4netHarness(Config("HotSwapAsyncAppender", fast: true, "%message%n"));

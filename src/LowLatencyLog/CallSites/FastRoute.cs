@@ -57,11 +57,28 @@ internal sealed class FastRoute
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool IsCurrent() => _route == null || _route.IsCurrent();
 
+    // Each logger's current route: a call site used with several loggers (a helper taking the ILog) finds it here instead
+    // of walking the logger chain again on every call.
+    private static readonly ConditionalWeakTable<ILogger, Holder> ByLogger = new ConditionalWeakTable<ILogger, Holder>();
+    private static readonly ConditionalWeakTable<ILogger, Holder>.CreateValueCallback NewHolder = _ => new Holder();
+
+    private sealed class Holder
+    {
+        public volatile FastRoute? Route;
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static FastRoute Resolve(ILogger logger, CallSite site)
     {
-        var route = new FastRoute(logger, LoggerRoute.Walk(logger));
-        site.Route = route; // any thread: a race stores equal answers
+        Holder holder = ByLogger.GetValue(logger, NewHolder);
+        FastRoute? route = holder.Route;
+        if (route == null || !route.IsCurrent())
+        {
+            route = new FastRoute(logger, LoggerRoute.Walk(logger));
+            holder.Route = route; // any thread: a race stores equal answers
+        }
+
+        site.Route = route;
         return route;
     }
 
