@@ -9,6 +9,24 @@ namespace LowLatencyLog.Capture;
 // CapturedEvent, continued: an intercepted call captured without a LoggingEvent (the fast path, SPEC 22).
 internal partial struct CapturedEvent
 {
+    private CapturedEvent(in FastCall call, string? message, StringBuilder? formatted, string? threadName, string? exceptionString, CapturedContext? context, bool objects)
+    {
+        MessageObject = objects ? call.FormatObject ?? (object?)call.Message : null;
+        ExceptionObject = objects ? call.Exception : null;
+        Level = call.Level;
+        LoggerName = call.LoggerName;
+        Repository = call.Repository;
+        TimeStampUtc = call.TimeStampUtc;
+        Message = message;
+        TextChars = null;
+        TextOffset = 0;
+        TextLength = -1;
+        Formatted = formatted;
+        ThreadName = threadName;
+        ExceptionString = exceptionString;
+        Context = context;
+    }
+
     /// <summary>
     /// Producer thread. What <see cref="CaptureForQueue"/> reads from the event log4net would have built for
     /// <paramref name="call"/>, read from the call itself: the same message text (a <c>*Format</c> message formatted
@@ -28,17 +46,13 @@ internal partial struct CapturedEvent
         }
 
         return new CapturedEvent(
-            call.Level,
-            call.LoggerName,
-            call.Repository,
-            call.TimeStampUtc,
+            in call,
             message,
             formatted,
             (flags & FixFlags.ThreadName) != 0 ? EventFields.CurrentThreadName() : null,
             (flags & FixFlags.Exception) != 0 ? ExceptionText(in call) : null,
             caller != null ? CapturedContext.ForKnownCaller(caller) : null,
-            objects ? call.FormatObject ?? (object?)call.Message : null,
-            objects ? call.Exception : null);
+            objects);
     }
 
     private static string? FormatFast(in FastCall call, out StringBuilder? formatted)

@@ -83,18 +83,15 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
     /// <summary>The event's domain: the one captured when it was not the process's, else the process's.</summary>
     public readonly string? Domain => Context != null ? Context.Domain : CapturedContext.ProcessDomain;
 
-    // A producer's item, from log4net's event (whose level, logger, repository and time stamp are set once in its
-    // constructor: reading them computes nothing) or from an intercepted call (CapturedEvent.Fast.cs).
-    private CapturedEvent(
-        Level? level, string? loggerName, ILoggerRepository? repository, DateTime timeStampUtc, string? message, StringBuilder? formatted,
-        string? threadName, string? exceptionString, CapturedContext? context, object? messageObject, Exception? exceptionObject)
+    private CapturedEvent(LoggingEvent source, string? message, StringBuilder? formatted, string? threadName, string? exceptionString, CapturedContext? context, bool objects)
     {
-        MessageObject = messageObject;
-        ExceptionObject = exceptionObject;
-        Level = level;
-        LoggerName = loggerName;
-        Repository = repository;
-        TimeStampUtc = timeStampUtc;
+        MessageObject = objects ? source.MessageObject : null;
+        ExceptionObject = objects ? source.ExceptionObject : null;
+        // Set once in the source's constructor; reading them computes nothing.
+        Level = source.Level;
+        LoggerName = source.LoggerName;
+        Repository = source.Repository;
+        TimeStampUtc = source.TimeStampUtc;
         Message = message;
         TextChars = null;
         TextOffset = 0;
@@ -178,10 +175,7 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
         }
 
         return new CapturedEvent(
-            source.Level,
-            source.LoggerName,
-            source.Repository,
-            source.TimeStampUtc,
+            source,
             message,
             formatted,
             (flags & FixFlags.ThreadName) != 0 ? EventFields.ThreadName(source) : null,
@@ -189,8 +183,7 @@ internal partial struct CapturedEvent : ISlotItem<CapturedEvent>
             (flags & CapturedContext.Flags) != 0 || !ReferenceEquals(domain, CapturedContext.ProcessDomain)
                 ? CapturedContext.CaptureIfAny(source, flags, domain)
                 : null,
-            objects ? source.MessageObject : null,
-            objects ? source.ExceptionObject : null);
+            objects);
     }
 
     /// <summary>This thread's formatting builder while no capture holds it; null while one does, so that a log call
