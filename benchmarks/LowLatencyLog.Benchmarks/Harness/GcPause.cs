@@ -53,12 +53,12 @@ internal static class GcPause
 
         string Each(List<Result> r, Func<Result, double> f, string format) => string.Join(", ", r.Select(x => f(x).ToString(format, CultureInfo.InvariantCulture)));
         Console.WriteLine("The appender's first collections, every buffer empty; µs (rounds), the card scan from the runtime's GC events:");
-        Console.WriteLine("| case | gen-0 right after start | collections during the lap | 1st gen-0 | its card scan | 3rd gen-0's card scan | a gen-1 | the next gen-0's card scan | the one after | a full blocking collection | the gen-0 after it | its card scan |");
-        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        Console.WriteLine("| case | gen-0 right after start | its suspension | its mark | its card scan | after its mark | it promoted, KB | collections during the lap | 1st gen-0 | its card scan | 3rd gen-0's card scan | a gen-1 | the next gen-0's card scan | the one after | a full blocking collection | the gen-0 after it | its card scan |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var c in cases.Where(c => c.Gate != Gate.FileLockReleased))
         {
             List<Result> r = results[c.Name];
-            Console.WriteLine($"| {c.Name} | {Each(r, x => x.Life.StartPause, "F0")} | {Each(r, x => x.Life.LapCollections, "F0")} | {Each(r, x => x.Life.Early1Pause, "F0")} | {Each(r, x => x.Life.Early1.CardsUs, "F0")} | {Each(r, x => x.Life.Early3.CardsUs, "F0")} | "
+            Console.WriteLine($"| {c.Name} | {Each(r, x => x.Life.StartPause, "F0")} | {Each(r, x => x.Life.Start.SuspendUs, "F0")} | {Each(r, x => x.Life.Start.MarkUs, "F0")} | {Each(r, x => x.Life.Start.CardsUs, "F0")} | {Each(r, x => x.Life.Start.AfterMarkUs, "F0")} | {Each(r, x => x.Life.StartPromoted / 1024, "F0")} | {Each(r, x => x.Life.LapCollections, "F0")} | {Each(r, x => x.Life.Early1Pause, "F0")} | {Each(r, x => x.Life.Early1.CardsUs, "F0")} | {Each(r, x => x.Life.Early3.CardsUs, "F0")} | "
                 + $"{Each(r, x => x.Life.Gen1Pause, "F0")} | {Each(r, x => x.Life.AfterGen1.CardsUs, "F0")} | {Each(r, x => x.Life.AfterGen1Next.CardsUs, "F0")} | {Each(r, x => x.Life.FullPause, "F0")} | "
                 + $"{Each(r, x => x.Life.AfterFullPause, "F0")} | {Each(r, x => x.Life.AfterFull.CardsUs, "F0")} |");
         }
@@ -144,11 +144,15 @@ internal static class GcPause
 
     private static Result Measure(Func<MessageKind, BenchSession> open, int events, Gate gate)
     {
+        using var listener = new PhaseListener();
+        Thread.Sleep(100); // the listener's session starts
         using BenchSession session = open(MessageKind.Format1);
 
         // The application's first gen-0 collection after the appender started: what start-up left, and for an async
         // appender its buffer, made just now (the same moment in every case, where the lap's own collections are not).
+        long start = GC.CollectionCount(0) + 1;
         double startPause = CollectGen0();
+        double startPromoted = GC.GetGCMemoryInfo(GCKind.Ephemeral).PromotedBytes;
         int lapCollections = GC.CollectionCount(0);
         for (int i = 0; i < events; i++)
         {
@@ -157,8 +161,6 @@ internal static class GcPause
 
         Thread.Sleep(500); // the worker drains the lap (tens of milliseconds)
         lapCollections = GC.CollectionCount(0) - lapCollections;
-        using var listener = new PhaseListener();
-        Thread.Sleep(100); // the listener's session starts
 
         // The appender's first collections: its slots' text storage is young when the buffer is made, so the cards over
         // the slots stay set, and every gen-0 collection scans them, until that storage is old (a gen-1 collection
@@ -233,7 +235,7 @@ internal static class GcPause
         GateAppender.Open.Set();
         fileLock?.ReleaseMutex();
         fileLock?.Dispose();
-        var life = new Life(startPause, lapCollections, early1Pause, listener.Of(early1), listener.Of(early3), gen1Pause, listener.Of(afterGen1), listener.Of(afterGen1Next), fullPause, afterFull, listener.Of(afterFullGc));
+        var life = new Life(startPause, listener.Of(start), startPromoted, lapCollections, early1Pause, listener.Of(early1), listener.Of(early3), gen1Pause, listener.Of(afterGen1), listener.Of(afterGen1Next), fullPause, afterFull, listener.Of(afterFullGc));
         return new Result(pauses, gen1, gen0Bytes, promoted, duringCount, duringPauseUs, listener.Of(firstGc), life);
     }
 
@@ -279,7 +281,7 @@ internal static class GcPause
 
     /// <summary>The collections before the calls, in µs: the first gen-0 one after the appender started, then the lap's first gen-0 ones, a gen-1 one and the two gen-0
     /// ones after it, a full blocking one and the gen-0 one after it.</summary>
-    private sealed record Life(double StartPause, int LapCollections, double Early1Pause, Phases Early1, Phases Early3, double Gen1Pause, Phases AfterGen1, Phases AfterGen1Next, double FullPause, double AfterFullPause, Phases AfterFull);
+    private sealed record Life(double StartPause, Phases Start, double StartPromoted, int LapCollections, double Early1Pause, Phases Early1, Phases Early3, double Gen1Pause, Phases AfterGen1, Phases AfterGen1Next, double FullPause, double AfterFullPause, Phases AfterFull);
 
     /// <summary>Where one collection's pause went, from the timestamps of the runtime's events; -1 where one is missing.</summary>
     private sealed record Phases(double SuspendUs, double MarkUs, double CardsUs, double AfterMarkUs, double CardBytes);
