@@ -74,6 +74,7 @@ public sealed class GeneratedOracleTests
         int cases = ReadInt("LLL_ORACLE_CASES") ?? (features == OracleFeature.All ? CasesPerAllBatch : CasesPerFeature);
         int? only = ReadInt("LLL_ORACLE_CASE");
         features = ReadFeatures(features);
+        Assert.That((features & OracleFeature.Location) == 0 ? null : OracleLocation.FramesNotKept(), Is.Null);
         IEnumerable<int> indexes = only != null ? new[] { only.Value } : Enumerable.Range(0, cases);
 
         var failures = new List<(int Index, string Difference)>();

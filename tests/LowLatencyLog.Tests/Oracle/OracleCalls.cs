@@ -138,6 +138,7 @@ public sealed class ArgSpec
             _depth = depth;
         }
 
+        [MethodImpl(OracleLocation.KeepFrames)]
         public override string ToString()
         {
             if (_depth < 3)
@@ -160,6 +161,7 @@ public sealed class ArgSpec
             _depth = depth;
         }
 
+        [MethodImpl(OracleLocation.KeepFrames)]
         public string ToString(string? format, IFormatProvider? formatProvider)
         {
             if (_depth < 3)
@@ -300,12 +302,13 @@ public sealed class StepSpec
     public List<ArgSpec> Args = new List<ArgSpec>();
     public string? Culture; // FormatProvider: null = null provider, "" = invariant
     public string? Exception;
-    public string ContextOp = ""; // set, remove, logical, push, pop
+    public string ContextOp = ""; // set, remove, logical, push, pop, principal
     public string Key = "";
     public ArgSpec? ContextValue;
 
     public StepSpec Clone() => (StepSpec)MemberwiseClone();
 
+    [MethodImpl(OracleLocation.KeepFrames)] // a frame of %stacktrace{2}: not inlined, and no tail call from it
     internal void Run(RunContext context, Action<int> reconfigure)
     {
         switch (Kind)
@@ -370,9 +373,13 @@ public sealed class StepSpec
             case "pop":
                 ThreadContext.Stacks["NDC"].Pop();
                 break;
+            case "principal":
+                OracleLocation.SetPrincipal((string?)value);
+                break;
         }
     }
 
+    [MethodImpl(OracleLocation.KeepFrames)]
     private void Call(ILog log, object? message, Exception? exception)
     {
         bool withException = Method == "PlainEx";
@@ -386,6 +393,7 @@ public sealed class StepSpec
         }
     }
 
+    [MethodImpl(OracleLocation.KeepFrames)]
     private void CallFormat(ILog log, IFormatProvider? provider, bool withProvider, string format, object?[] args)
     {
         switch (Level)
@@ -398,6 +406,7 @@ public sealed class StepSpec
         }
     }
 
+    [MethodImpl(OracleLocation.KeepFrames)]
     private void CallFormatN(ILog log, string format, object?[] a)
     {
         switch (Method, Level)
@@ -438,6 +447,7 @@ public sealed class StepSpec
                     "logical" => $"LogicalThreadContext.Properties[{ArgSpec.Literal(Key)}] = {value};",
                     "global" => $"GlobalContext.Properties[{ArgSpec.Literal(Key)}] = {value};",
                     "push" => $"ThreadContext.Stacks[\"NDC\"].Push({value});",
+                    "principal" => OracleLocation.PrincipalCSharp((string?)ContextValue?.Value),
                     _ => "ThreadContext.Stacks[\"NDC\"].Pop();",
                 };
         }

@@ -100,14 +100,21 @@ public enum OracleFeature
 
     /// <summary>
     /// Chains as applications build them: a second async appender behind the first, a synchronous sibling on a logger
-    /// (with additivity on or off), GlobalContext properties, the caller's location in patterns.
+    /// (with additivity on or off), GlobalContext properties.
     /// </summary>
     Chains = 1 << 23,
 
     /// <summary>File settings: encodings (with a byte-order mark: utf-8, utf-16, ...), header and footer, locking models.</summary>
     FileOptions = 1 << 24,
 
-    All = (1 << 25) - 1,
+    /// <summary>
+    /// The caller's location in patterns (<c>%location %class %method %file %line %stacktrace %stacktracedetail</c>)
+    /// and the thread's identity, a principal set between calls; with <see cref="Children"/>, <c>fix</c> settings that
+    /// take them or leave them out.
+    /// </summary>
+    Location = 1 << 25,
+
+    All = (1 << 26) - 1,
 
     /// <summary>
     /// A plain <c>StringBuilder</c> as a property value, changed right after the call. Not in <see cref="All"/>: a
@@ -170,7 +177,7 @@ public sealed class ChildSpec
 
     public bool Rolls => Kind is ChildKind.RollingBuffered or ChildKind.Log4netRolling;
 
-    public string ToXml(string name, bool oracle)
+    public string ToXml(string name, bool oracle, string? fix = null)
     {
         string type = Kind switch
         {
@@ -200,7 +207,7 @@ public sealed class ChildSpec
             xml.Append(filter.ToXml());
         }
 
-        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(Pattern)}\" />");
+        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(oracle ? OracleLocation.Expected(Pattern, fix) : Pattern)}\" />");
         xml.Append(Header == null ? "" : $"<header value=\"{Header}\" />").Append(Footer == null ? "" : $"<footer value=\"{Footer}\" />");
         xml.Append("</layout>");
         xml.Append("</appender>");
@@ -323,7 +330,7 @@ public sealed class TreeSpec
 
         for (int i = 0; i < Children.Count; i++)
         {
-            xml.Append(Children[i].ToXml("child" + i, oracle));
+            xml.Append(Children[i].ToXml("child" + i, oracle, Fix));
         }
 
         if (SubAsync)

@@ -136,6 +136,11 @@ public sealed partial class OracleGenerator
                 oracleCase.Steps.Add(ContextStep());
             }
 
+            if (Has(OracleFeature.Location) && Chance(8))
+            {
+                oracleCase.Steps.Add(PrincipalStep());
+            }
+
             StepSpec log = LogStep();
             log.Repo = _random.Next(repos);
             log.Thread = _random.Next(oracleCase.Threads.Count);
@@ -255,11 +260,11 @@ public sealed partial class OracleGenerator
             FileOptions(child, tree.Overflow != "Discard");
         }
 
-        // The caller's location needs fix=Auto (or a fix naming it): an explicit fix without it is warned about, and
-        // the location reaches the child empty (docs/behaviours.md, 9).
-        if (tree.Children.Any(c => System.Text.RegularExpressions.Regex.IsMatch(c.Pattern, "%(method|M|line|L|location|l|class|C|type|file|F)(?![a-zA-Z])")))
+        // An explicit fix without the caller's location or identity is warned about, and they reach the child empty
+        // (docs/behaviours.md, 9): the oracle's pattern leaves them out.
+        if (tree.Fix != null && tree.Children.Any(c => OracleLocation.Reads(c.Pattern)))
         {
-            tree.Fix = null;
+            tree.Fix = LocationFix(tree);
         }
 
         if (tree.BufferSize != null)
@@ -305,7 +310,7 @@ public sealed partial class OracleGenerator
         {
             Kind = Pick(kinds),
             File = file,
-            Pattern = Pattern(withMessage),
+            Pattern = WithLocation(Pattern(withMessage)),
             Append = !Chance(10),
             MaxSize = Pick(new[] { "1KB", "3KB", "10KB", "1MB" }),
             Backups = _random.Next(_asciiMinus ? -1 : 0, 4),
@@ -356,10 +361,6 @@ public sealed partial class OracleGenerator
         {
             pattern.Append(" %exception");
         }
-
-        // No caller location: log4net answers "?" once the runtime has optimised LogImpl's methods (its frame is gone),
-        // at a moment that depends on load, so the two sides could differ by when they ran. CallerLocationTests and the
-        // call-site parity tests compare location with log4net's on the same events instead.
 
         return ThreadMarks(pattern.Append(_endLines || Chance(90) ? "%newline" : "").ToString());
     }

@@ -16,6 +16,7 @@ internal static class OracleLong
     /// <summary>Levels of a burst, by call index: mostly INFO and DEBUG (which Discard may drop), some WARN and ERROR.</summary>
     private static readonly string[] BurstLevels = { "Info", "Info", "Debug", "Info", "Warn", "Info", "Error" };
 
+    [System.Runtime.CompilerServices.MethodImpl(OracleLocation.KeepFrames)]
     public static void RunBurst(ILog log, int count)
     {
         for (int i = 0; i < count; i++)

@@ -142,11 +142,13 @@ internal static class OracleRunner
 
     /// <summary>
     /// Reports only ours writes: rendering at the call (above), an async appender left without a child (a child
-    /// log4net could not create) is an error at activation (docs/behaviours.md, 11), discards (5).
+    /// log4net could not create) is an error at activation (docs/behaviours.md, 11), discards (5), location read at the
+    /// call and a fix that leaves out what a child writes (9).
     /// </summary>
     private static bool OursOnly(string message) =>
         message.Contains("Exception while rendering ", StringComparison.Ordinal) || message.Contains("has no appender to forward to", StringComparison.Ordinal)
-        || message.Contains(OracleLong.DiscardReport, StringComparison.Ordinal) || message.Contains("writes the caller's location", StringComparison.Ordinal);
+        || message.Contains(OracleLong.DiscardReport, StringComparison.Ordinal) || message.Contains("writes the caller's location", StringComparison.Ordinal)
+        || message.Contains("those fields reach it empty", StringComparison.Ordinal); // a fix without location or identity (9)
 
     private static string InternalErrors(Side oracle, Side ours) =>
         (oracle.Internal.Count == 0 ? "" : Environment.NewLine + "the oracle's internal log: " + string.Join(" | ", oracle.Internal.Take(3).Select(e => Clip(e, 500))))
