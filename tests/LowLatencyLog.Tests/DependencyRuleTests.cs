@@ -24,10 +24,11 @@ public sealed class DependencyRuleTests
     /// <summary>
     /// What each folder is for, and the folders its code may use, from the top down. An event's path on the calling
     /// thread is Appender → Forwarding → Capture → Engine (the queue); the worker's is Engine → the sink interface
-    /// Forwarding implements → the child appenders, and when the child is the library's file appender, one hand-over
-    /// per batch to Files' sink → Layout through the renderer interface Text declares → Text's buffer, each folder
-    /// once: the appender names no Text type, Files no Layout type. Every folder has a row; a row lists exactly what
-    /// the code uses, so a new use is a decision made here.
+    /// Forwarding implements → the child appenders, and when the child is the library's file appender, its batch
+    /// target in Files (given to Forwarding by the appender once, so the public appender is not on the worker's path),
+    /// which asks Layout for the batch's renderer through an interface Files declares → Layout through the renderer
+    /// interface Text declares → Text's buffer: the appender names no Text type, Files no Layout type. Every folder has
+    /// a row; a row lists exactly what the code uses, so a new use is a decision made here.
     /// </summary>
     private static readonly Dictionary<string, string[]> MayUse = new Dictionary<string, string[]>
     {
@@ -37,10 +38,12 @@ public sealed class DependencyRuleTests
         ["CallSites"] = new[] { "Capture", "Log4netInternals" },
         // The public appenders' settings: log4net's text read, checked and reported into the types of the folders they set.
         ["Configuration"] = new[] { "Capture", "Engine", "Files" },
-        // The async appenders' part under the public types: child appenders, the worker's sink, reports, metrics.
-        ["Forwarding"] = new[] { "Capture", "Engine", "Runtime" },
-        // The fast layout: log4net's pattern and simple layouts compiled into parts that write a (captured) event.
-        ["Layout"] = new[] { "Capture", "Log4netInternals", "Runtime", "Text" },
+        // The async appenders' part under the public types: child appenders, the worker's sink, reports, metrics; a
+        // batch goes to a file appender's target in Files directly.
+        ["Forwarding"] = new[] { "Capture", "Engine", "Files", "Runtime" },
+        // The fast layout: log4net's pattern and simple layouts compiled into parts that write a (captured) event; an
+        // appender's layout, compiled again when it changes, gives its batch target in Files a renderer (Files' interface).
+        ["Layout"] = new[] { "Capture", "Files", "Log4netInternals", "Runtime", "Text" },
         // What the calling thread copies out of a log4net event into a slot, and gives the children back as an event.
         ["Capture"] = new[] { "Engine", "Log4netInternals" },
         // The queues and the worker thread, generic over the slot: no log4net, no files.

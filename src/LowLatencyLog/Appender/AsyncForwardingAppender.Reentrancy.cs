@@ -12,10 +12,7 @@ public abstract partial class AsyncForwardingAppender
 {
     // The async appenders taking an event, or delivering a batch, on this thread, outermost first.
     [ThreadStatic]
-    private static AsyncForwardingAppender?[]? t_taking;
-
-    [ThreadStatic]
-    private static int t_depth;
+    private static TakingOnThread? t_taking;
 
     private long _reentrant;
 
@@ -25,28 +22,33 @@ public abstract partial class AsyncForwardingAppender
     public long ReentrantCount => Interlocked.Read(ref _reentrant);
 
     /// <summary>Marks this appender as taking an event on this thread; false (and counted) when it is taking one already
-    /// (a re-entrant call, dropped as <c>AppenderSkeleton</c> drops it). The caller clears the mark in a <c>finally</c>.</summary>
+    /// (a re-entrant call, dropped as <c>AppenderSkeleton</c> drops it). The caller clears the mark in a <c>finally</c>
+    /// (<c>taking[depth] = null; thread.Depth = depth</c>).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private bool TryTake(out int depth, out AsyncForwardingAppender?[] taking)
+    private bool TryTake(out TakingOnThread thread, out int depth, out AsyncForwardingAppender?[] taking)
     {
-        depth = t_depth;
-        if (depth != 0 && IsTakingOnThisThread(depth))
+        thread = t_taking ?? TakingOnThread.Create();
+        depth = thread.Depth;
+        taking = thread.Appenders;
+        if (depth != 0 && IsTakingOnThisThread(taking, depth))
         {
             CountReentrant();
-            taking = null!;
             return false;
         }
 
-        taking = t_taking is { } known && depth < known.Length ? known : Taking(depth);
+        if (depth >= taking.Length)
+        {
+            taking = thread.Grow();
+        }
+
         taking[depth] = this;
-        t_depth = depth + 1;
+        thread.Depth = depth + 1;
         return true;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool IsTakingOnThisThread(int depth)
+    private bool IsTakingOnThisThread(AsyncForwardingAppender?[] taking, int depth)
     {
-        AsyncForwardingAppender?[] taking = t_taking!;
         for (int i = 0; i < depth; i++)
         {
             if (ReferenceEquals(taking[i], this))
@@ -58,18 +60,23 @@ public abstract partial class AsyncForwardingAppender
         return false;
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static AsyncForwardingAppender?[] Taking(int depth)
+    /// <summary>One thread's guard: the appenders taking an event on it, outermost first, one object so that a take
+    /// reads one thread-static field and its <c>finally</c> none.</summary>
+    private sealed class TakingOnThread
     {
-        AsyncForwardingAppender?[]? taking = t_taking;
-        if (taking == null || depth >= taking.Length)
-        {
-            var larger = new AsyncForwardingAppender?[Math.Max(4, 2 * (depth + 1))];
-            taking?.CopyTo(larger, 0);
-            t_taking = taking = larger;
-        }
+        internal AsyncForwardingAppender?[] Appenders = new AsyncForwardingAppender?[4];
+        internal int Depth;
 
-        return taking;
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static TakingOnThread Create() => t_taking = new TakingOnThread();
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal AsyncForwardingAppender?[] Grow()
+        {
+            var larger = new AsyncForwardingAppender?[2 * (Depth + 1)];
+            Appenders.CopyTo(larger, 0);
+            return Appenders = larger;
+        }
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -128,15 +135,17 @@ public abstract partial class AsyncForwardingAppender
 
     private int Enter()
     {
-        int depth = t_depth;
-        Taking(depth)[depth] = this;
-        t_depth = depth + 1;
+        TakingOnThread thread = t_taking ?? TakingOnThread.Create();
+        int depth = thread.Depth;
+        (depth < thread.Appenders.Length ? thread.Appenders : thread.Grow())[depth] = this;
+        thread.Depth = depth + 1;
         return depth;
     }
 
     private static void Exit(int depth)
     {
-        t_taking![depth] = null;
-        t_depth = depth;
+        TakingOnThread thread = t_taking!;
+        thread.Appenders[depth] = null;
+        thread.Depth = depth;
     }
 }

@@ -212,7 +212,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     [MethodImpl(Jit.Optimized)]
     public void DoAppend(LoggingEvent loggingEvent)
     {
-        if (!TryTake(out int depth, out AsyncForwardingAppender?[] taking))
+        if (!TryTake(out TakingOnThread thread, out int depth, out AsyncForwardingAppender?[] taking))
         {
             return;
         }
@@ -255,7 +255,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
             // In a finally: on .NET Framework an abort (a request timeout) is raised again at the end of the catch, and
             // a pooled thread whose guard stayed set would drop every later call as re-entrant.
             taking[depth] = null;
-            t_depth = depth;
+            thread.Depth = depth;
         }
     }
 
@@ -277,7 +277,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     [MethodImpl(Jit.Optimized)]
     void IFastTarget.AppendFast(in FastCall call, CallerLocation? caller)
     {
-        if (!TryTake(out int depth, out AsyncForwardingAppender?[] taking))
+        if (!TryTake(out TakingOnThread thread, out int depth, out AsyncForwardingAppender?[] taking))
         {
             return;
         }
@@ -316,7 +316,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
         finally
         {
             taking[depth] = null;
-            t_depth = depth;
+            thread.Depth = depth;
         }
 
         AppendChanged(in call);

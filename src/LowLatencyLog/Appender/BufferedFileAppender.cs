@@ -1,10 +1,8 @@
 using System;
 using System.Collections.Generic;
-using System.Runtime.CompilerServices;
 using System.Threading;
 using log4net.Appender;
 using log4net.Core;
-using log4net.Layout;
 using log4net.Util;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Configuration;
@@ -12,7 +10,6 @@ using LowLatencyLog.Files;
 using LowLatencyLog.Forwarding;
 using LowLatencyLog.Layout;
 using LowLatencyLog.Log4netInternals;
-using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Appender;
 
@@ -45,28 +42,19 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     /// <summary>How long the buffer's flush may wait for the appender's lock when the process is dying.</summary>
     private const int CrashFlushTimeout = 1000;
 
-    // The file, and the sink each append is handed to: used under LockObj (taken by DoAppend, OnClose, Flush and the
-    // writer's timer).
+    // The file, the sink each append is handed to, the layout it renders with and the async appenders' batches' way in
+    // (with the closed and re-entrancy flags): used under LockObj (taken by DoAppend, OnClose, Flush and the writer's
+    // timer).
     private readonly FileWriter _file;
 
     private readonly FileSink _sink;
 
-    // Read at ActivateOptions.
-    private bool _fastLayout = true;
+    private readonly AppenderLayout _layout;
 
-    // The fast layout path (guarded by LockObj): the compiled layout, or null to render through the layout; and what it
-    // was compiled from, so that a layout set or re-patterned later is compiled again before its first event.
-    private CompiledLayout? _compiled;
+    private readonly FileBatchTarget<CapturedEvent, CapturedEventRenderer, AppenderLayout.Batches> _batches;
 
-    private ILayout? _compiledFrom;
-
-    private PatternLayout? _compiledPatternLayout;
-
-    private object? _compiledChain;
-
-    // Guarded by LockObj.
-    private bool _skeletonClosed; // as AppenderSkeleton's own flag: set by Close, never cleared
-    private bool _appendingCaptured;
+    // This library's own type, not a subclass (which may override what AppenderSkeleton calls): it takes captured events.
+    private readonly bool _takesCapturedEvents;
 
     private VisibleReports? _visible;
 
@@ -88,6 +76,9 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     {
         _file = new FileWriter(files, clock, this, LockObj);
         _sink = new FileSink(_file, this);
+        _layout = new AppenderLayout(this, typeof(BufferedFileAppender));
+        _batches = new FileBatchTarget<CapturedEvent, CapturedEventRenderer, AppenderLayout.Batches>(this, LockObj, _sink, _layout.ForBatches(), this);
+        _takesCapturedEvents = GetType() == typeof(BufferedFileAppender) || GetType() == typeof(RollingBufferedFileAppender);
     }
 
     /// <summary>Whether the compiled fast layout path renders this appender's events; false when the layout renders
@@ -95,7 +86,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     /// docs/file-appenders.md, "Fast layout").</summary>
     /// <remarks>Known once <see cref="ActivateOptions"/> returns; a layout replaced or activated again is examined
     /// before the next event, and this answers for it from then on.</remarks>
-    public bool UsesFastLayout => Volatile.Read(ref _compiled) != null;
+    public bool UsesFastLayout => _layout.Compiled != null;
 
     /// <summary>This appender renders through its layout.</summary>
     protected override bool RequiresLayout => true;
@@ -178,7 +169,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
         PrivateMembers.ReportOnce(GetType());
         lock (LockObj)
         {
-            if (_skeletonClosed)
+            if (_batches.Closed)
             {
                 // As log4net's own file appender, whose Close forgets the file: a closed appender stays closed, and the
                 // file keeps what was written (reopening it could truncate it).
@@ -198,8 +189,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
             Action<string> report = ReportSetting;
             FileAppenderSettings settings = FileAppenderSettings.Read(
                 AppendToFile, Encoding, ImmediateFlush, BufferSize, FlushInterval, FastLayout, LockingModel, report);
-            _fastLayout = settings.FastLayout;
-            CompileLayout();
+            _layout.Activate(settings.FastLayout);
             _file.Configure(settings.Encoding, settings.ImmediateFlush, settings.FlushInterval, CreateRollingPolicy(report, _file.Clock));
 
             if (string.IsNullOrWhiteSpace(File))
@@ -247,7 +237,7 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     {
         if (_file.Buffer == null)
         {
-            ReportError($"No file is open for the appender named [{Name}].");
+            ReportError(FileSink.NoFileOpen(Name));
             return false;
         }
 
@@ -257,12 +247,12 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     /// <summary>Renders one event into the buffer; it reaches the file when the buffer fills, on a timer or a flush.</summary>
     protected override void Append(LoggingEvent loggingEvent)
     {
-        if (_appendingCaptured)
+        if (_batches.Appending)
         {
             return; // logged back into this appender while it renders captured events: dropped, as log4net does
         }
 
-        _sink.Append(loggingEvent, Renderer());
+        _sink.Append(loggingEvent, _layout.ForLoggingEvents());
     }
 
     /// <summary>Renders a batch into the buffer and writes it with one write and at most one flush.</summary>
@@ -272,19 +262,19 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     /// <remarks>log4net's <c>DoAppend(LoggingEvent[])</c> reaches this overload (not the array one).</remarks>
     protected override void Append(IEnumerable<LoggingEvent> loggingEvents)
     {
-        if (_appendingCaptured)
+        if (_batches.Appending)
         {
             return;
         }
 
-        _sink.Append(loggingEvents, Renderer());
+        _sink.Append(loggingEvents, _layout.ForLoggingEvents());
     }
 
     /// <summary>Writes the layout's footer, writes everything buffered and closes the file.</summary>
     protected override void OnClose()
     {
         CrashFlush.Unregister(this);
-        _skeletonClosed = true;
+        _batches.Close();
         _file.Close();
         base.OnClose();
     }
@@ -338,111 +328,14 @@ public class BufferedFileAppender : AppenderSkeleton, ICapturedEventAppender, IF
     void IFileWriterOwner.ReportTimerFailure(Exception ex) =>
         LogLog.Error(GetType(), $"Appender [{Name}]: the flush timer failed.", ex);
 
-    // The renderers the sink renders with: the compiled layout when there is one (compiled again first if the layout
-    // was replaced or activated again), else the layout itself.
-    private LoggingEventRenderer Renderer()
-    {
-        if (LayoutChanged())
-        {
-            CompileLayout();
-        }
-
-        return new LoggingEventRenderer(_compiled, Layout);
-    }
-
-    /// <inheritdoc/>
-    bool ICapturedEventAppender.MayReadEventObjects => !TakesCapturedEvents || Volatile.Read(ref _compiled) == null;
-
-    private bool TakesCapturedEvents =>
-        FilterHead == null && (GetType() == typeof(BufferedFileAppender) || GetType() == typeof(RollingBufferedFileAppender));
-
-    /// <summary>Whether the layout was replaced or activated again (a new converter chain) since it was compiled.</summary>
-    private bool LayoutChanged() =>
-        !ReferenceEquals(Layout, _compiledFrom) ||
-        (_compiledPatternLayout != null && !ReferenceEquals(LayoutCompiler.ConverterChain(_compiledPatternLayout), _compiledChain)) ||
-        (_compiled != null && _compiled.IgnoresException != _compiledFrom!.IgnoresException);
-
     /// <inheritdoc/>
     /// <remarks>
-    /// Taken when the layout is compiled, no filter is set and the appender is one of this library's own types (a
-    /// subclass may override what <c>AppenderSkeleton</c> calls). The steps are <c>DoAppend(LoggingEvent[])</c>'s:
-    /// the lock, the closed check, then the batch handed to the sink once (the threshold, <see cref="PreAppendCheck"/>
-    /// at the first event that passes it, each event rendered), its errors.
+    /// This library's own types only (a subclass may override what <c>AppenderSkeleton</c> calls). The batch is taken
+    /// when the layout is compiled and no filter is set, with <c>DoAppend(LoggingEvent[])</c>'s steps
+    /// (<see cref="FileBatchTarget{TEvent, TRenderer, TRenderers}"/>).
     /// </remarks>
-    [MethodImpl(Jit.Optimized)]
-    bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
-    {
-        if (!TakesCapturedEvents)
-        {
-            return false;
-        }
+    IBatchTarget<CapturedEvent>? ICapturedEventAppender.Target => _takesCapturedEvents ? _batches : null;
 
-        lock (LockObj)
-        {
-            if (LayoutChanged())
-            {
-                CompileLayout();
-            }
-
-            CompiledLayout? compiled = _compiled;
-            if (compiled == null)
-            {
-                return false;
-            }
-
-            if (_skeletonClosed)
-            {
-                ReportError("Attempted to append to closed appender named [" + Name + "].");
-                return true;
-            }
-
-            if (_appendingCaptured)
-            {
-                return true;
-            }
-
-            try
-            {
-                _appendingCaptured = true;
-                if (!_sink.Append(items, count, new CapturedEventRenderer(compiled, Threshold)))
-                {
-                    PreAppendCheck(); // an event to write and no file: reported as DoAppend's check reports it
-                }
-            }
-            catch (Exception ex)
-            {
-                ReportError("Failed in Bulk DoAppend", ex);
-            }
-            finally
-            {
-                _appendingCaptured = false;
-                compiled.Forget();
-            }
-        }
-
-        return true;
-    }
-
-    /// <summary>Compiles the current layout for the fast path, or records why the layout renders itself.</summary>
-    private void CompileLayout()
-    {
-        ILayout? layout = Layout;
-        _compiledFrom = layout;
-        _compiledPatternLayout = layout as PatternLayout;
-        _compiledChain = _compiledPatternLayout != null ? LayoutCompiler.ConverterChain(_compiledPatternLayout) : null;
-        string reason;
-        if (!_fastLayout)
-        {
-            _compiled = null;
-            reason = "fastLayout is false";
-        }
-        else
-        {
-            _compiled = LayoutCompiler.TryCompile(layout, out reason);
-        }
-
-        LogLog.Debug(typeof(BufferedFileAppender), _compiled != null
-            ? $"{GetType().Name} [{Name}]: fast layout path for {_compiled.Description}."
-            : $"{GetType().Name} [{Name}]: rendering through the layout, not the fast layout path: {reason}.");
-    }
+    /// <inheritdoc/>
+    bool ICapturedEventAppender.MayReadEventObjects => !_takesCapturedEvents || FilterHead != null || _layout.Compiled == null;
 }

@@ -4,6 +4,7 @@ using System.Threading;
 using log4net.Appender;
 using log4net.Core;
 using LowLatencyLog.Capture;
+using LowLatencyLog.Files;
 using LowLatencyLog.Forwarding;
 
 namespace LowLatencyLog.Appender;
@@ -19,7 +20,7 @@ namespace LowLatencyLog.Appender;
 /// and no filter, it counts the captured events as they are (no log4net event is rebuilt for it), so that it measures
 /// the async mechanism alone.
 /// </remarks>
-public sealed class NullAppender : AppenderSkeleton, ICapturedEventAppender
+public sealed class NullAppender : AppenderSkeleton, ICapturedEventAppender, IBatchTarget<CapturedEvent>
 {
     private readonly StringWriter _discarded = new StringWriter(System.Globalization.CultureInfo.InvariantCulture);
     private long _count;
@@ -70,7 +71,11 @@ public sealed class NullAppender : AppenderSkeleton, ICapturedEventAppender
     bool ICapturedEventAppender.MayReadEventObjects => Layout != null || FilterHead != null;
 
     /// <inheritdoc/>
-    bool ICapturedEventAppender.TryAppend(CapturedEvent[] items, int count)
+    IBatchTarget<CapturedEvent> ICapturedEventAppender.Target => this;
+
+    /// <inheritdoc/>
+    /// <remarks>Counts as <c>DoAppend(LoggingEvent[])</c> would (threshold, closed check).</remarks>
+    bool IBatchTarget<CapturedEvent>.TryAppend(CapturedEvent[] items, int count)
     {
         if (Layout != null || FilterHead != null)
         {

@@ -33,13 +33,16 @@ internal sealed class FileSink
         _owner = owner;
     }
 
+    /// <summary>What is reported when an event is to be written and the appender has no file.</summary>
+    public static string NoFileOpen(string appenderName) => $"No file is open for the appender named [{appenderName}].";
+
     /// <summary>
     /// An async appender's batch: the events <paramref name="renderer"/> accepts, rendered into the buffer. Not written
     /// at its end: the worker flushes when its queue runs empty, and while it is behind, the writes are the buffer's
     /// size, which the kernel takes faster than a write per batch (docs/file-appenders.md).
     /// </summary>
-    /// <returns>False, with nothing done, when an event is accepted but no file is set (the appender reports it as its
-    /// <c>PreAppendCheck</c> does); true otherwise.</returns>
+    /// <returns>False, with nothing done, when an event is accepted but no file is set (reported as the appender's
+    /// <c>PreAppendCheck</c> reports it, <see cref="NoFileOpen"/>); true otherwise.</returns>
     [MethodImpl(Jit.Optimized)]
     public bool Append<TEvent, TRenderer>(TEvent[] items, int count, TRenderer renderer)
         where TRenderer : struct, IEventRenderer<TEvent>

@@ -8,6 +8,7 @@ using log4net.Repository;
 using log4net.Util;
 using LowLatencyLog.Capture;
 using LowLatencyLog.Engine;
+using LowLatencyLog.Files;
 using LowLatencyLog.Runtime;
 
 namespace LowLatencyLog.Forwarding;
@@ -31,6 +32,10 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
     private readonly List<FileAppenderFlusher> _fileChildren = new List<FileAppenderFlusher>();
     private ILoggerRepository? _lastRepository;
 
+    // The children as of the last batch, each with where it takes captured events (asked when the children change).
+    private IAppender[]? _targetsOf;
+    private Child[] _targets = Array.Empty<Child>();
+
     /// <param name="children">The appender's children, read at every batch (they may change while it runs).</param>
     /// <param name="appenderType">The public appender type: the logger name of the discard warning, the source of internal messages.</param>
     /// <param name="appenderName">The appender's name, for messages.</param>
@@ -48,24 +53,21 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
     {
         IAppender[] children = _children.Current;
         _lastRepository = items[count - 1].Repository;
-        if (children.Length == 0)
-        {
-            return; // ActivateOptions reported the missing appender-ref
-        }
+        Child[] targets = ReferenceEquals(children, _targetsOf) ? _targets : TargetsOf(children);
 
         // Children of this library take the captured events as they are; log4net events are rebuilt only for the
-        // others, once per batch.
+        // others, once per batch. No child: ActivateOptions reported the missing appender-ref.
         LoggingEvent[]? events = null;
         bool handedOut = false;
-        foreach (IAppender child in children)
+        foreach (Child child in targets)
         {
-            if (child is ICapturedEventAppender direct && TryAppendCaptured(direct, child, items, count))
+            if (child.Target is { } target && TryAppendCaptured(target, child.Appender, items, count))
             {
                 continue;
             }
 
             events ??= Rebuild(items, count);
-            DeliverToChild(child, Share(events, ref handedOut));
+            DeliverToChild(child.Appender, Share(events, ref handedOut));
         }
     }
 
@@ -163,12 +165,25 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
         return events;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private Child[] TargetsOf(IAppender[] children)
+    {
+        var targets = new Child[children.Length];
+        for (int i = 0; i < children.Length; i++)
+        {
+            targets[i] = new Child(children[i], (children[i] as ICapturedEventAppender)?.Target);
+        }
+
+        _targetsOf = children;
+        return _targets = targets;
+    }
+
     [MethodImpl(Jit.Optimized)]
-    private bool TryAppendCaptured(ICapturedEventAppender direct, IAppender child, CapturedEvent[] items, int count)
+    private bool TryAppendCaptured(IBatchTarget<CapturedEvent> target, IAppender child, CapturedEvent[] items, int count)
     {
         try
         {
-            return direct.TryAppend(items, count);
+            return target.TryAppend(items, count);
         }
         catch (Exception e)
         {
@@ -270,4 +285,17 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
 
     private void ReportChildError(IAppender child, string action, Exception exception) =>
         _reportError($"Appender [{_appenderName()}]: child appender [{child.Name}] failed while {action}; delivery goes on.", exception);
+
+    /// <summary>A child, and where it takes captured events (null: it takes rebuilt log4net events).</summary>
+    private readonly struct Child
+    {
+        public readonly IAppender Appender;
+        public readonly IBatchTarget<CapturedEvent>? Target;
+
+        public Child(IAppender appender, IBatchTarget<CapturedEvent>? target)
+        {
+            Appender = appender;
+            Target = target;
+        }
+    }
 }

@@ -1,4 +1,5 @@
 using LowLatencyLog.Capture;
+using LowLatencyLog.Files;
 
 namespace LowLatencyLog.Forwarding;
 
@@ -9,12 +10,11 @@ namespace LowLatencyLog.Forwarding;
 internal interface ICapturedEventAppender
 {
     /// <summary>
-    /// Worker thread. Appends the batch as <c>AppenderSkeleton.DoAppend(LoggingEvent[])</c> would append the events the
-    /// async appender rebuilds from it (same threshold, same text, same errors) and returns true; or does nothing and
-    /// returns false when it needs log4net events (filters, a layout it does not compile, a subclass). What it buffers
-    /// may stay buffered until the caller flushes it, which the worker does whenever its queue runs empty.
+    /// Where the worker hands each batch (<see cref="IBatchTarget{TEvent}.TryAppend"/>, which says per batch whether it
+    /// takes it); null when the appender always needs log4net events (a subclass). The same object for the appender's
+    /// life: the worker asks it only when the children change.
     /// </summary>
-    bool TryAppend(CapturedEvent[] items, int count);
+    IBatchTarget<CapturedEvent>? Target { get; }
 
     /// <summary>
     /// Whether the appender may need log4net events with the original message and exception objects (it takes rebuilt

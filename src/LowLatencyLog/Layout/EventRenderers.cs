@@ -30,6 +30,9 @@ internal readonly struct CapturedEventRenderer : IEventRenderer<CapturedEvent>
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Render(EventBufferWriter writer, in CapturedEvent loggingEvent) => _layout.Render(writer, in loggingEvent);
+
+    /// <summary>After the batch: the compiled layout lets go of its last event.</summary>
+    public void Forget() => _layout.Forget();
 }
 
 /// <summary>

@@ -61,12 +61,12 @@ public sealed class NullAppenderTests
         closed.ActivateOptions();
         closed.Close();
 
-        Assert.That(((ICapturedEventAppender)plain).TryAppend(batch, 3), Is.True);
+        Assert.That(((ICapturedEventAppender)plain).Target!.TryAppend(batch, 3), Is.True);
         Assert.That(plain.Count, Is.EqualTo(2));
-        Assert.That(((ICapturedEventAppender)withLayout).TryAppend(batch, 3), Is.False);
-        Assert.That(((ICapturedEventAppender)withFilter).TryAppend(batch, 3), Is.False);
+        Assert.That(((ICapturedEventAppender)withLayout).Target!.TryAppend(batch, 3), Is.False);
+        Assert.That(((ICapturedEventAppender)withFilter).Target!.TryAppend(batch, 3), Is.False);
         Assert.That(withLayout.Count + withFilter.Count, Is.Zero);
-        Assert.That(((ICapturedEventAppender)closed).TryAppend(batch, 3), Is.True);
+        Assert.That(((ICapturedEventAppender)closed).Target!.TryAppend(batch, 3), Is.True);
         Assert.That(closed.Count, Is.Zero);
         Assert.That(errors.Errors, Is.EqualTo(new[] { "Attempted to append to closed appender named [closed]." }));
     }

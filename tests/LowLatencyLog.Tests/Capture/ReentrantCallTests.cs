@@ -63,6 +63,68 @@ public sealed class ReentrantCallTests
         }
     }
 
+    /// <summary>Calls nested through more async appenders than a thread's guard first has room for (four): each is
+    /// taken, a call into the outermost from the innermost is dropped, and once they return every appender takes the
+    /// thread's next calls.</summary>
+    [Test]
+    public void CallsNestedThroughSixAppenders_EachTaken_TheOutermostDropsTheInnermostsCall()
+    {
+        const int Chain = 6;
+        var xml = new System.Text.StringBuilder("<log4net>");
+        for (int i = 0; i < Chain; i++)
+        {
+            xml.Append($@"<appender name=""a{i}"" type=""LowLatencyLog.Appender.BoundedQueueAsyncAppender, LowLatencyLog""><appender-ref ref=""r{i}"" /></appender>
+                <appender name=""r{i}"" type=""{typeof(RecordingAppender).AssemblyQualifiedName}"" />
+                <logger name=""l{i}"" additivity=""false""><appender-ref ref=""a{i}"" /></logger>");
+        }
+
+        using var harness = new Log4netHarness(xml.Append("</log4net>").ToString());
+        var logs = new ILog[Chain];
+        for (int i = 0; i < Chain; i++)
+        {
+            logs[i] = harness.Logger($"l{i}");
+        }
+
+        logs[0].InfoFormat("link {0}", new Link(logs, 1));
+        logs[0].InfoFormat("link {0}", new Link(logs, 1));
+
+        for (int i = 0; i < Chain; i++)
+        {
+            var async = harness.Appender<AsyncForwardingAppender>($"a{i}");
+            Assert.That(async.Flush(20_000), Is.True);
+            Assert.That(harness.Appender<RecordingAppender>($"r{i}").Lines, Has.Length.EqualTo(2), $"a{i}: both calls taken");
+            Assert.That(async.ReentrantCount, Is.EqualTo(i == 0 ? 2 : 0), $"a{i}: calls dropped as re-entrant");
+        }
+    }
+
+    /// <summary>An argument whose <c>ToString()</c> logs through the next logger of a chain, and from its end back
+    /// into the first.</summary>
+    private sealed class Link
+    {
+        private readonly ILog[] _logs;
+        private readonly int _index;
+
+        public Link(ILog[] logs, int index)
+        {
+            _logs = logs;
+            _index = index;
+        }
+
+        public override string ToString()
+        {
+            if (_index < _logs.Length)
+            {
+                _logs[_index].InfoFormat("link {0}", new Link(_logs, _index + 1));
+            }
+            else
+            {
+                _logs[0].Info("back to the first");
+            }
+
+            return _index.ToString(CultureInfo.InvariantCulture);
+        }
+    }
+
     /// <returns>How deep the self-logging argument went.</returns>
     private static int Run(Log4netHarness harness)
     {

@@ -140,6 +140,44 @@ public sealed class CapturedEventRenderingTests
         Assert.That(new[] { filtered, slowLayout, unsupported, subclass }, Is.All.Empty);
     }
 
+    /// <summary>Behind an async appender, whose worker keeps where the child takes its batches: a layout replaced and a
+    /// filter added or cleared after activation hold from the next batch on, as in log4net's <c>DoAppend</c>.</summary>
+    [Test]
+    public void BehindAnAsyncAppender_ALayoutReplacedOrAFilterAddedLater_HoldsFromTheNextBatch()
+    {
+        using var harness = new Log4netHarness(@"<log4net>
+            <appender name='async' type='LowLatencyLog.Appender.BoundedQueueAsyncAppender, LowLatencyLog'><appender-ref ref='file' /></appender>
+            <appender name='file' type='LowLatencyLog.Appender.BufferedFileAppender, LowLatencyLog'>
+              <file value='{dir}app.log' />
+              <layout type='log4net.Layout.PatternLayout'><conversionPattern value='%message%newline' /></layout>
+            </appender>
+            <root><level value='ALL' /><appender-ref ref='async' /></root>
+          </log4net>");
+        var async = harness.Appender<AsyncForwardingAppender>("async");
+        var file = harness.Appender<BufferedFileAppender>("file");
+        log4net.ILog log = harness.Logger();
+        void Round(string name)
+        {
+            log.Info(name + " info");
+            log.Warn(name + " warn");
+            Assert.That(async.Flush(20_000), Is.True);
+        }
+
+        Round("first");
+        file.Layout = LayoutHarness.Pattern("[%level] %message%newline");
+        Round("replaced");
+        file.AddFilter(new LevelMatchFilter { LevelToMatch = Level.Warn, AcceptOnMatch = false });
+        Round("filtered");
+        file.ClearFilters();
+        Round("cleared");
+        harness.Shutdown();
+
+        string nl = Environment.NewLine;
+        Assert.That(System.IO.File.ReadAllText(harness.PathOf("app.log")), Is.EqualTo(
+            $"first info{nl}first warn{nl}[INFO] replaced info{nl}[WARN] replaced warn{nl}[INFO] filtered info{nl}[INFO] cleared info{nl}[WARN] cleared warn{nl}"));
+        Assert.That(harness.InternalErrors, Is.Empty);
+    }
+
     [Test]
     public void ClosedAppender_ReportsAsLog4netDoes_AndWritesNothing()
     {
@@ -151,7 +189,7 @@ public sealed class CapturedEventRenderingTests
         appender.Close();
         int length = stream.ToArray().Length;
 
-        bool taken = ((ICapturedEventAppender)appender).TryAppend(Capture(LayoutHarness.Variety(new Random(31)), CapturedEvent.SlotFlags), 5);
+        bool taken = ((ICapturedEventAppender)appender).Target?.TryAppend(Capture(LayoutHarness.Variety(new Random(31)), CapturedEvent.SlotFlags), 5) == true;
 
         Assert.That(taken, Is.True);
         Assert.That(errors.Errors, Has.One.EqualTo("Attempted to append to closed appender named [layout-test]."));
@@ -165,7 +203,7 @@ public sealed class CapturedEventRenderingTests
         var appender = new BufferedFileAppender { Name = "no-file", Layout = LayoutHarness.Pattern("%m%n"), ErrorHandler = errors };
         appender.ActivateOptions();
 
-        bool taken = ((ICapturedEventAppender)appender).TryAppend(Capture(LayoutHarness.Variety(new Random(37)), CapturedEvent.SlotFlags), 10);
+        bool taken = ((ICapturedEventAppender)appender).Target?.TryAppend(Capture(LayoutHarness.Variety(new Random(37)), CapturedEvent.SlotFlags), 10) == true;
 
         Assert.That(taken, Is.True);
         Assert.That(errors.Errors, Has.One.EqualTo("No file is open for the appender named [no-file]."));
@@ -200,7 +238,7 @@ public sealed class CapturedEventRenderingTests
         LoggingEvent source = LayoutHarness.Data(new DateTime(2024, 1, 2, 3, 4, 5, DateTimeKind.Utc), "outer",
             properties: new Dictionary<string, object?> { ["aKey"] = reentrant });
 
-        bool taken = ((ICapturedEventAppender)appender).TryAppend(new[] { CapturedEvent.Capture(source, FixFlags.All) }, 1);
+        bool taken = ((ICapturedEventAppender)appender).Target?.TryAppend(new[] { CapturedEvent.Capture(source, FixFlags.All) }, 1) == true;
         appender.Close();
 
         Assert.That(taken, Is.True);

@@ -73,7 +73,7 @@ internal static class LayoutHarness
         BufferedFileAppender appender = NewAppender(layout, fast, encoding, stream, create);
         configure?.Invoke(appender);
         appender.ActivateOptions();
-        taken = ((ICapturedEventAppender)appender).TryAppend(captured, captured.Length);
+        taken = ((ICapturedEventAppender)appender).Target?.TryAppend(captured, captured.Length) == true;
         appender.Close();
         return stream.ToArray();
     }
