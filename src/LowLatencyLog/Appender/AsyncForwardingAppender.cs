@@ -212,7 +212,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     [MethodImpl(Jit.Optimized)]
     public void DoAppend(LoggingEvent loggingEvent)
     {
-        if (!TryTake(out TakingOnThread thread, out int depth, out AsyncForwardingAppender?[] taking))
+        if (!TryTake(out ReentrancyGuard thread, out int depth, out object?[] taking))
         {
             return;
         }
@@ -277,7 +277,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
     [MethodImpl(Jit.Optimized)]
     void IFastTarget.AppendFast(in FastCall call, CallerLocation? caller)
     {
-        if (!TryTake(out TakingOnThread thread, out int depth, out AsyncForwardingAppender?[] taking))
+        if (!TryTake(out ReentrancyGuard thread, out int depth, out object?[] taking))
         {
             return;
         }
@@ -388,7 +388,7 @@ public abstract partial class AsyncForwardingAppender : IAppender, IBulkAppender
             string.IsNullOrEmpty(Name) ? GetType().Name : Name,
             queueFactory,
             settings.BufferSize,
-            new GuardedSink(this, new ChildrenSink(_children, GetType(), () => Name, ReportError)),
+            new ChildrenSink(_children, GetType(), () => Name, ReportError, guardOwner: this),
             settings.Overflow,
             MaxBatchSize,
             settings.WaitStrategy,

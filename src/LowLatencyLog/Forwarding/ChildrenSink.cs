@@ -30,6 +30,7 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
     private readonly Func<string> _appenderName;
     private readonly Action<string, Exception?> _reportError;
     private readonly List<FileAppenderFlusher> _fileChildren = new List<FileAppenderFlusher>();
+    private readonly object? _guardOwner;
     private ILoggerRepository? _lastRepository;
 
     // The children as of the last batch, each with where it takes captured events (asked when the children change).
@@ -40,8 +41,16 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
     /// <param name="appenderType">The public appender type: the logger name of the discard warning, the source of internal messages.</param>
     /// <param name="appenderName">The appender's name, for messages.</param>
     /// <param name="reportError">Reports through the appender's error handler; any thread; never throws.</param>
-    public ChildrenSink(ChildAppenders children, Type appenderType, Func<string> appenderName, Action<string, Exception?> reportError)
+    /// <param name="guardOwner">
+    /// The async appender, marked as taking on the worker while a batch or a discard report is delivered: a call a child
+    /// makes into this same appender (a layout rendering a property value that logs) is then dropped and counted, as
+    /// log4net's forwarding appender drops it on the thread that renders, where it would otherwise be queued behind the
+    /// batch and rendered again (a value in the global context that logs would feed itself for good). Flushes and the
+    /// close are not guarded, as in log4net.
+    /// </param>
+    public ChildrenSink(ChildAppenders children, Type appenderType, Func<string> appenderName, Action<string, Exception?> reportError, object? guardOwner = null)
     {
+        _guardOwner = guardOwner;
         _children = children;
         _appenderType = appenderType;
         _appenderName = appenderName;
@@ -50,6 +59,27 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
 
     [MethodImpl(Jit.Optimized)]
     public void Deliver(CapturedEvent[] items, int count)
+    {
+        if (_guardOwner == null)
+        {
+            DeliverBatch(items, count);
+            return;
+        }
+
+        ReentrancyGuard guard = ReentrancyGuard.Current;
+        int depth = guard.Enter(_guardOwner);
+        try
+        {
+            DeliverBatch(items, count);
+        }
+        finally
+        {
+            guard.Exit(depth);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void DeliverBatch(CapturedEvent[] items, int count)
     {
         IAppender[] children = _children.Current;
         _lastRepository = items[count - 1].Repository;
@@ -108,6 +138,23 @@ internal sealed class ChildrenSink : IBatchSink<CapturedEvent>
     }
 
     public void ReportDiscarded(long discardedSinceLastReport, long totalDiscarded)
+    {
+        ReentrancyGuard guard = ReentrancyGuard.Current;
+        int depth = _guardOwner != null ? guard.Enter(_guardOwner) : -1;
+        try
+        {
+            ReportDiscardedToChildren(discardedSinceLastReport, totalDiscarded);
+        }
+        finally
+        {
+            if (depth >= 0)
+            {
+                guard.Exit(depth);
+            }
+        }
+    }
+
+    private void ReportDiscardedToChildren(long discardedSinceLastReport, long totalDiscarded)
     {
         string message = $"{discardedSinceLastReport} event(s) were discarded because the buffer of appender [{_appenderName()}] was full " +
             $"({totalDiscarded} in total since it started).";
