@@ -145,7 +145,7 @@ internal static class OracleInterleaving
         for (int n = 0; n < ours.Count; n++)
         {
             Event our = ours[n];
-            string where = $"our event {n + 1} (thread {our.Thread}) {Text(actual, our)}";
+            string Where() => $"our event {n + 1} (thread {our.Thread}) {Text(actual, our)}";
             if (discard && IsReport(actual, our))
             {
                 continue;
@@ -153,7 +153,7 @@ internal static class OracleInterleaving
 
             if (!byThread.TryGetValue(our.Thread, out List<int>? mine) || next[our.Thread] == mine.Count)
             {
-                return $"{where}: the oracle's file has no {(mine == null ? "" : "more ")}event of this thread";
+                return $"{Where()}: the oracle's file has no {(mine == null ? "" : "more ")}event of this thread";
             }
 
             int p = next[our.Thread], q = p;
@@ -164,30 +164,30 @@ internal static class OracleInterleaving
 
             if (q == mine.Count)
             {
-                return $"under overflow=Discard, {where} is not among the oracle's events of its thread in this order";
+                return $"under overflow=Discard, {Where()} is not among the oracle's events of its thread in this order";
             }
 
             if (discard && mine.Skip(p).Take(q - p).FirstOrDefault(i => Severe(expected, oracle[i]), -1) is var lost && lost >= 0)
             {
-                return $"under overflow=Discard, a WARN, ERROR or FATAL event is missing: the oracle's {Text(expected, oracle[lost])} (ours went on with {where})";
+                return $"under overflow=Discard, a WARN, ERROR or FATAL event is missing: the oracle's {Text(expected, oracle[lost])} (ours went on with {Where()})";
             }
 
             int o = mine[q];
             if (!Same(expected, oracle[o], actual, our))
             {
-                return $"{where} differs from the oracle's event {o + 1}, the thread's next: {Text(expected, oracle[o])}";
+                return $"{Where()} differs from the oracle's event {o + 1}, the thread's next: {Text(expected, oracle[o])}";
             }
 
             if (rank[o] < lastRank)
             {
-                return $"{where} comes after the oracle's event {lastOracle + 1} (step {labels[lastOracle]}), which the oracle wrote after it (it is of step {labels[o]}): {Text(expected, oracle[lastOracle])}";
+                return $"{Where()} comes after the oracle's event {lastOracle + 1} (step {labels[lastOracle]}), which the oracle wrote after it (it is of step {labels[o]}): {Text(expected, oracle[lastOracle])}";
             }
 
             lastRank = rank[o];
             lastOracle = o;
             next[our.Thread] = q + 1;
             matched++;
-            lines += OracleCompare.CountLines(actual[our.Start..our.End]);
+            lines += Math.Max(1, actual.AsSpan(our.Start, our.End - our.Start).Count((byte)'\n'));
         }
 
         foreach ((string thread, List<int> mine) in byThread)
