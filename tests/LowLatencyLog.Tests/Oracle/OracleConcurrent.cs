@@ -30,7 +30,7 @@ public sealed class ConcurrentSpec
 
     public string ToCSharp(int repo) =>
         $"together, released by one barrier: {string.Join(" | ", Producers.Select(p => $"on [{p.Thread}] {OracleConcurrent.BurstCSharp($"repo{repo}.Logger({ArgSpec.Literal(p.Logger)})", Number, p.Count)}"))}"
-        + "; then each BufferingForwardingAppender of the repository flushed";
+        + " then each BufferingForwardingAppender of the repository flushed";
 }
 
 /// <summary>
