@@ -283,7 +283,7 @@ public static class ExceptionMaker
 /// <summary>One step of a case: a log call, a context change, or a reconfiguration.</summary>
 public sealed class StepSpec
 {
-    public string Kind = "log"; // log, context, reconfigure
+    public string Kind = "log"; // log, context, reconfigure, burst, concurrent
     public int Repo;
 
     /// <summary>The index of the producer thread that makes the call.</summary>
@@ -305,6 +305,9 @@ public sealed class StepSpec
     public string ContextOp = ""; // set, remove, logical, push, pop, principal
     public string Key = "";
     public ArgSpec? ContextValue;
+
+    /// <summary>A concurrent step: the threads that log at the same time (see <see cref="OracleConcurrent"/>).</summary>
+    public ConcurrentSpec? Together;
 
     public StepSpec Clone() => (StepSpec)MemberwiseClone();
 
@@ -438,6 +441,8 @@ public sealed class StepSpec
                 return $"XmlConfigurator.Configure(repo{Repo}, /* the second configuration */);";
             case "burst":
                 return OracleLong.BurstCSharp(target, Count);
+            case "concurrent":
+                return Together!.ToCSharp(Repo);
             case "context":
                 string value = ContextValue?.ToCSharp() ?? "null";
                 return ContextOp switch

@@ -81,7 +81,8 @@ public enum OracleFeature
     Children = 1 << 19,
 
     /// <summary>
-    /// Two to four producer threads (named, unnamed, thread-pool), the calls alternating between them, one at a time.
+    /// Two to four producer threads (named, unnamed, thread-pool), the calls alternating between them, one at a time;
+    /// and steps where 2 to 4 of them log bursts at the same time (<see cref="OracleConcurrent"/>).
     /// </summary>
     Threads = 1 << 20,
 
@@ -177,7 +178,7 @@ public sealed class ChildSpec
 
     public bool Rolls => Kind is ChildKind.RollingBuffered or ChildKind.Log4netRolling;
 
-    public string ToXml(string name, bool oracle, string? fix = null)
+    public string ToXml(string name, bool oracle, string? fix = null, string mark = "")
     {
         string type = Kind switch
         {
@@ -207,7 +208,7 @@ public sealed class ChildSpec
             xml.Append(filter.ToXml());
         }
 
-        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(oracle ? OracleLocation.Expected(Pattern, fix) : Pattern)}\" />");
+        xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(mark + (oracle ? OracleLocation.Expected(Pattern, fix) : Pattern))}\" />");
         xml.Append(Header == null ? "" : $"<header value=\"{Header}\" />").Append(Footer == null ? "" : $"<footer value=\"{Footer}\" />");
         xml.Append("</layout>");
         xml.Append("</appender>");
@@ -260,6 +261,9 @@ public sealed class TreeSpec
 
     /// <summary>A <see cref="FixedTimeFilter"/> first on the first appender.</summary>
     public bool FixedTime;
+
+    /// <summary>Written first by every layout (<see cref="OracleConcurrent.Mark"/>); kept out of the patterns, which the shrinker simplifies.</summary>
+    public string Mark = "";
 
     // The assembly's own name: the oracle runs in the intercepted test assembly too.
     private static readonly string FixedTimeXml =
@@ -325,12 +329,12 @@ public sealed class TreeSpec
         if (Sibling)
         {
             xml.Append("<appender name=\"sibling\" type=\"log4net.Appender.FileAppender\"><file value=\"{dir}s.log\" /><appendToFile value=\"true\" />");
-            xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(SiblingPattern)}\" /></layout></appender>");
+            xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(Mark + SiblingPattern)}\" /></layout></appender>");
         }
 
         for (int i = 0; i < Children.Count; i++)
         {
-            xml.Append(Children[i].ToXml("child" + i, oracle, Fix));
+            xml.Append(Children[i].ToXml("child" + i, oracle, Fix, Mark));
         }
 
         if (SubAsync)
@@ -338,7 +342,7 @@ public sealed class TreeSpec
             xml.Append($"<appender name=\"subasync\" type=\"{type}\"><appender-ref ref=\"subfile\" /></appender>");
             xml.Append($"<appender name=\"subfile\" type=\"{(oracle ? "log4net.Appender.FileAppender" : "LowLatencyLog.Appender.BufferedFileAppender, LowLatencyLog")}\">");
             xml.Append("<file value=\"{dir}sub.log\" /><appendToFile value=\"true\" />");
-            xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(SubPattern)}\" /></layout></appender>");
+            xml.Append($"<layout type=\"log4net.Layout.PatternLayout\"><conversionPattern value=\"{FilterSpec.Escape(Mark + SubPattern)}\" /></layout></appender>");
         }
 
         if (SubLoggerLevel != null || Sibling || SubAsync)

@@ -165,6 +165,7 @@ public sealed partial class OracleGenerator
             oracleCase.Steps.Add(new StepSpec { Repo = r, Logger = "App", Level = "Fatal", Method = "Plain", Message = ArgSpec.Of(WitnessMessage) });
         }
 
+        OracleConcurrent.Add(oracleCase, _random, Has(OracleFeature.Threads));
         // Context changes on a thread that keeps its context (not the pool's); the times of the calls go forward by
         // up to seconds, now and then by hours or days.
         var ownContext = Enumerable.Range(0, oracleCase.Threads.Count).Where(t => oracleCase.Threads[t].Kind != ThreadKind.Pool).ToList();

@@ -39,6 +39,7 @@ internal static class OracleRunner
     public static OracleResult Run(OracleCase oracleCase)
     {
         Side oracle = null!, ours = null!;
+        OracleConcurrent.Prepare(oracleCase);
 
         // The internal log is still recorded (LogReceived), but not written to the console: a wide run would write
         // gigabytes of warnings nobody reads.
@@ -78,7 +79,13 @@ internal static class OracleRunner
             int repo = name[4] - '0'; // "repo0/..."
             int lines = OracleCompare.CountLines(expected!);
             string? difference;
-            if (oracleCase.Trees[repo].Overflow == "Discard")
+            if (oracle.Trace != null)
+            {
+                bool discard = oracleCase.Trees[repo].Overflow == "Discard";
+                difference = OracleInterleaving.Difference(expected!, actual!, oracle.Trace.Labels(name), s => s < oracleCase.Steps.Count && oracleCase.Steps[s].Kind == "concurrent", discard, out lines, out bool missing);
+                lost |= missing;
+            }
+            else if (oracleCase.Trees[repo].Overflow == "Discard")
             {
                 difference = OracleLong.LossyDifference(expected!, actual!, out lines, out bool missing);
                 lost |= missing;
@@ -94,6 +101,11 @@ internal static class OracleRunner
             }
 
             result.Lines += lines;
+        }
+
+        if (oracle.Trace != null && (OracleInterleaving.OrderDifference(oracleCase, ours.Files, "ours:") ?? OracleInterleaving.OrderDifference(oracleCase, oracle.Files, "the oracle's:")) is { } order)
+        {
+            return OracleResult.Failed("order", order);
         }
 
         if (lost && !ours.Internal.Any(m => m.Contains(OracleLong.DiscardReport, StringComparison.Ordinal)))
@@ -159,6 +171,7 @@ internal static class OracleRunner
         public readonly Dictionary<string, byte[]> Files = new Dictionary<string, byte[]>();
         public readonly List<string> Errors = new List<string>();
         public bool Hung;
+        public StepTrace? Trace;
         public List<string> Internal = new List<string>();
     }
 
@@ -195,6 +208,7 @@ internal static class OracleRunner
             void Reconfigure(int repo) => harnesses[repo].Configure(oracleCase.Reconfigured![repo].ToXml(oracle));
 
             using var producers = new Producers(oracleCase.Threads);
+            StepTrace? trace = side.Trace = oracle && OracleConcurrent.Applies(oracleCase) ? new StepTrace(harnesses.Select(h => h.Directory).ToList()) : null;
             var driver = new Thread(
                 () =>
                 {
@@ -203,18 +217,29 @@ internal static class OracleRunner
                         StepSpec step = oracleCase.Steps[i];
                         try
                         {
-                            producers.Run(step.Thread, oracleCase.FixedTime ? step.Time : 0, () => step.Run(context, Reconfigure));
+                            if (step.Kind == "concurrent")
+                            {
+                                OracleConcurrent.Run(producers, step, context, oracleCase.FixedTime);
+                            }
+                            else
+                            {
+                                producers.Run(step.Thread, oracleCase.FixedTime ? step.Time : 0, () => step.Run(context, Reconfigure));
+                            }
                         }
                         catch (Exception exception)
                         {
                             side.Errors.Add($"step {i}: {exception.GetType().Name}: {Clip(exception.Message, 200)}");
                         }
+
+                        trace?.After();
                     }
 
                     foreach (Log4netHarness harness in harnesses)
                     {
                         harness.Shutdown();
                     }
+
+                    trace?.After();
                 }) { Name = "oracle-driver", IsBackground = true };
             driver.Start();
             if (!driver.Join(HangLimit))
@@ -238,8 +263,10 @@ internal static class OracleRunner
             {
                 foreach (string path in Directory.GetFiles(harnesses[r].Directory, "*", SearchOption.AllDirectories))
                 {
-                    byte[] bytes = OracleCompare.MapThreads(File.ReadAllBytes(path), unnamed);
-                    side.Files[$"repo{r}/{Path.GetRelativePath(harnesses[r].Directory, path)}"] = OracleCompare.Normalize(bytes, maskDates: !oracleCase.FixedTime);
+                    byte[] raw = File.ReadAllBytes(path);
+                    string name = $"repo{r}/{Path.GetRelativePath(harnesses[r].Directory, path)}";
+                    trace?.Read(name, path, raw);
+                    side.Files[name] = OracleCompare.Normalize(OracleCompare.MapThreads(raw, unnamed), maskDates: !oracleCase.FixedTime);
                 }
 
                 harnesses[r].Dispose();

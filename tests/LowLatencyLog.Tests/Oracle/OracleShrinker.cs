@@ -142,16 +142,24 @@ internal static class OracleShrinker
             {
                 TryStep(i, s => s.Exception = "plain");
             }
+
+            for (int tries = 0; current.Steps[i].Together is { } together && tries < 8 && runs < maxRuns; tries++)
+            {
+                if (OracleConcurrent.Smaller(together).All(smaller => !TryStep(i, s => s.Together = smaller)))
+                {
+                    break;
+                }
+            }
         }
 
-        void TryStep(int index, Action<StepSpec> change)
+        bool TryStep(int index, Action<StepSpec> change)
         {
             StepSpec copy = current.Steps[index].Clone();
             copy.Args = copy.Args.ToList();
             change(copy);
             var steps = current.Steps.ToList();
             steps[index] = copy;
-            Try(current.With(steps: steps));
+            return Try(current.With(steps: steps));
         }
 
         difference = lastDifference + Environment.NewLine + $"(minimized in {runs} runs, {watch.Elapsed.TotalSeconds:F0} s)";

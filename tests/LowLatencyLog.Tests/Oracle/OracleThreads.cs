@@ -2,6 +2,7 @@ using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.Reflection;
 using System.Runtime.ExceptionServices;
 using System.Threading;
@@ -35,7 +36,7 @@ internal sealed class Producers : IDisposable
             }
 
             var queue = _queues[t] = new BlockingCollection<Action>();
-            var thread = new Thread(
+            Thread Create() => new Thread(
                 () =>
                 {
                     SetCulture(spec);
@@ -45,6 +46,17 @@ internal sealed class Producers : IDisposable
                     }
                 },
                 16 * 1024 * 1024) { IsBackground = true };
+
+            // The comparison maps an unnamed thread's id to its index: an id that reads as another producer's name (a
+            // name of digits; ids are reused) would map that thread's name too. Such a thread is left unstarted.
+            Thread thread = Create();
+            var idsTaken = new List<Thread>();
+            while (spec.Kind == ThreadKind.Unnamed && specs.Any(s => s.Kind == ThreadKind.Named && s.Name == thread.ManagedThreadId.ToString(CultureInfo.InvariantCulture)))
+            {
+                idsTaken.Add(thread);
+                thread = Create();
+            }
+
             if (spec.Kind == ThreadKind.Named)
             {
                 thread.Name = spec.Name;
