@@ -176,11 +176,8 @@ internal sealed partial class RollingFiles
         writer.CloseForRoll(keepStream: SizeRollTruncates);
         if (Shared)
         {
-            // Other processes roll too: count the backups they made. Never below this process's own count: with no
-            // backups kept the count of the files is 0, yet a current file numbered by counting up has moved on.
-            int own = CurrentSizeRollBackups;
-            DetermineCurrentSizeRollBackups();
-            CurrentSizeRollBackups = Math.Max(CurrentSizeRollBackups, own);
+            // Other processes roll too: count the backups they made, never below this process's own count.
+            CurrentSizeRollBackups = Math.Max(CurrentSizeRollBackups, CountSharedBackups());
         }
 
         RollOverRenameFiles(CurrentFile);

@@ -44,6 +44,10 @@ public sealed class RollingParityTests
         yield return Case("date by minute, extension preserved",
             new Settings("Date") { DatePattern = "yyyyMMdd-HHmm", Preserve = true }, step: TimeSpan.FromSeconds(25));
         yield return Case("composite, static name, 2 backups", new Settings("Composite") { Backups = 2 }, step: TimeSpan.FromHours(3));
+        yield return Case("composite, static name, 2 backups, files shared with other processes",
+            new Settings("Composite") { Backups = 2, Shared = true }, step: TimeSpan.FromHours(3));
+        yield return Case("composite, static name, counting up, files shared with other processes",
+            new Settings("Composite") { Backups = 3, CountDirection = 1, Shared = true }, step: TimeSpan.FromHours(3));
         yield return Case("composite, dated names, counting up",
             new Settings("Composite") { Backups = 3, StaticName = false, CountDirection = 1 }, step: TimeSpan.FromHours(3));
         yield return Case("composite, hourly, extension preserved, unlimited",
