@@ -17,6 +17,8 @@ namespace LowLatencyLog.Tests.Oracle;
 /// (<see cref="OracleRunner"/> says which ones ours may add). Most cases fix each event's time at the call, so dates
 /// compare as written; the others mask only the digits between ⟦ and ⟧. Under <c>overflow=Discard</c> our lines
 /// must be the oracle's in its order, less some INFO and DEBUG ones. Every case must compare at least one line.
+/// Date and composite rolls read a clock the case moves between batches (<see cref="OracleRolls"/>); every file of each
+/// side's folder compares, by name (rolled files carry their dates) and bytes.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -81,6 +83,7 @@ public sealed class GeneratedOracleTests
         int logCalls = 0;
         long lines = 0;
         int threads = 0;
+        int clockSteps = 0;
         var watch = Stopwatch.StartNew();
         foreach (int index in indexes)
         {
@@ -88,6 +91,7 @@ public sealed class GeneratedOracleTests
             checkedCases++;
             logCalls += oracleCase.Steps.Count(s => s.Kind == "log") + oracleCase.Steps.Where(s => s.Kind == "burst").Sum(s => s.Count);
             threads += oracleCase.Threads.Count;
+            clockSteps += oracleCase.Steps.Count(s => s.Kind == "clock");
             OracleResult result = OracleRunner.Run(oracleCase);
             lines += result.Lines;
             if (result.Difference != null)
@@ -100,7 +104,7 @@ public sealed class GeneratedOracleTests
             }
         }
 
-        TestContext.Out.WriteLine($"{checkedCases} cases, {threads} producer threads, {logCalls} log calls, {lines} lines compared, features {features}, seed {seed}, {failures.Count} failed, {watch.Elapsed.TotalSeconds:F1} s");
+        TestContext.Out.WriteLine($"{checkedCases} cases, {threads} producer threads, {logCalls} log calls, {lines} lines compared, {clockSteps} clock steps, features {features}, seed {seed}, {failures.Count} failed, {watch.Elapsed.TotalSeconds:F1} s");
         Assert.That(checkedCases, Is.GreaterThan(0));
         if (failures.Count == 0)
         {

@@ -281,7 +281,7 @@ public static class ExceptionMaker
 /// <summary>One step of a case: a log call, a context change, or a reconfiguration.</summary>
 public sealed class StepSpec
 {
-    public string Kind = "log"; // log, context, reconfigure
+    public string Kind = "log"; // log, context, reconfigure, burst, clock
     public int Repo;
 
     /// <summary>The index of the producer thread that makes the call.</summary>
@@ -292,6 +292,9 @@ public sealed class StepSpec
 
     /// <summary>With fixed event times, the UTC ticks of the events this call makes.</summary>
     public long Time;
+
+    /// <summary>A clock step: the local ticks the date rolls' clock reads from here on (<see cref="OracleClockRun"/>).</summary>
+    public long Clock;
     public string Logger = "App";
     public string Level = "Info";
     public string Method = "Plain"; // Plain, PlainEx, Format, Format1, Format2, Format3, FormatProvider
@@ -429,6 +432,8 @@ public sealed class StepSpec
                 return $"XmlConfigurator.Configure(repo{Repo}, /* the second configuration */);";
             case "burst":
                 return OracleLong.BurstCSharp(target, Count);
+            case "clock":
+                return $"/* our async appenders flushed, files written since given the time */ OracleDateTime.Now = {OracleRolls.Show(Clock)};";
             case "context":
                 string value = ContextValue?.ToCSharp() ?? "null";
                 return ContextOp switch

@@ -178,7 +178,9 @@ internal static class OracleRunner
         LogLog.LogReceived += OnInternal;
         try
         {
+            OracleClockRun.Start(oracleCase);
             var harnesses = oracleCase.Trees.Select(t => new Log4netHarness(t.ToXml(oracle))).ToList();
+            var clock = new OracleClockRun(oracleCase, harnesses);
             var loggers = new Dictionary<(int, string), ILog>();
             var context = new RunContext((repo, name) =>
             {
@@ -190,7 +192,7 @@ internal static class OracleRunner
                 return log;
             });
 
-            void Reconfigure(int repo) => harnesses[repo].Configure(oracleCase.Reconfigured![repo].ToXml(oracle));
+            void Reconfigure(int repo) => clock.Reconfigure(repo, oracleCase.Reconfigured![repo].ToXml(oracle));
 
             using var producers = new Producers(oracleCase.Threads);
             var driver = new Thread(
@@ -201,6 +203,12 @@ internal static class OracleRunner
                         StepSpec step = oracleCase.Steps[i];
                         try
                         {
+                            if (step.Kind == "clock")
+                            {
+                                clock.Advance(step);
+                                continue;
+                            }
+
                             producers.Run(step.Thread, oracleCase.FixedTime ? step.Time : 0, () => step.Run(context, Reconfigure));
                         }
                         catch (Exception exception)
