@@ -128,7 +128,7 @@ internal static class OracleRolls
         int first = oracleCase.Reconfigured != null && oracleCase.Trees.Any(t => t.Children.Any(c => c.Header != null || c.Encoding?.StartsWith("utf-", StringComparison.Ordinal) == true))
             ? oracleCase.Steps.FindLastIndex(s => s.Kind == "reconfigure") + 1
             : 0;
-        var positions = Enumerable.Range(0, random.Next(1, 5)).Select(_ => random.Next(first, last + 1)).OrderBy(p => p).ToList();
+        var positions = Enumerable.Range(0, random.Next(2, 7)).Select(_ => random.Next(first, last + 1)).OrderBy(p => p).ToList();
         var steps = new List<StepSpec>();
         foreach (int _ in positions)
         {
@@ -147,15 +147,21 @@ internal static class OracleRolls
         int style = random.Next(100);
         var roll = new RollSpec
         {
-            Style = style < 30 ? "Size" : style < 65 ? "Date" : "Composite",
+            Style = style < 25 ? "Size" : style < 55 ? "Date" : "Composite",
             StaticName = random.Next(100) < 60,
             PreserveExtension = random.Next(100) < 30,
             // Never negative: log4net reads "-1" with the configuring thread's culture (see maxSizeRollBackups).
-            CountDirection = random.Next(100) < 30 ? new[] { 0, 1, 4 }[random.Next(3)] : null,
+            CountDirection = random.Next(100) < 45 ? new[] { 0, 1, 4 }[random.Next(3)] : null,
         };
         if (roll.Style == "Size" && random.Next(100) < 70)
         {
             return null; // the size roll as before: a static name, backups counted down
+        }
+
+        if (roll.Style != "Date")
+        {
+            // Several size rolls within a period, and in more than one.
+            child.MaxSize = new[] { "100", "100", "1KB", "1KB", "3KB", child.MaxSize }[random.Next(6)];
         }
 
         int spelling = random.Next(100);
