@@ -122,6 +122,43 @@ internal sealed partial class RollingFiles
         }
     }
 
+    /// <summary>
+    /// The highest backup number among the files named as the current file's size backups (within the limit when
+    /// counting down), for a size roll in a folder other processes roll too. Unlike the count at start
+    /// (<see cref="DetermineCurrentSizeRollBackups"/>, log4net's), a dated backup of an earlier period (a.log.2003-03.1)
+    /// is not taken for backup 1.
+    /// </summary>
+    private int CountSharedBackups()
+    {
+        if (_options.MaxSizeRollBackups == 0 && (_options.StaticLogFileName || _options.CountDirection < 0))
+        {
+            return 0; // no backups; only a current file numbered by counting up moves on
+        }
+
+        string stem = _baseFileName;
+        if (!_options.StaticLogFileName)
+        {
+            stem = _options.RollDate ? CombinePath(stem.Trim(), Format(_now, _options.DatePattern)) : stem.Trim();
+        }
+
+        string? folder = Path.GetDirectoryName(stem);
+        string extension = _options.PreserveLogFileNameExtension ? Path.GetExtension(stem) : "";
+        string prefix = (extension.Length > 0 ? Path.GetFileNameWithoutExtension(stem) : Path.GetFileName(stem)) + ".";
+        int highest = 0;
+        foreach (string path in folder != null && Directory.Exists(folder) ? Directory.GetFiles(folder) : Array.Empty<string>())
+        {
+            string name = Path.GetFileName(path);
+            if (name.Length > prefix.Length + extension.Length && name.StartsWith(prefix, StringComparison.Ordinal) && name.EndsWith(extension, StringComparison.Ordinal)
+                && int.TryParse(name.Substring(prefix.Length, name.Length - prefix.Length - extension.Length), NumberStyles.None, CultureInfo.InvariantCulture, out int backup)
+                && backup > highest && (_options.CountDirection >= 0 || _options.MaxSizeRollBackups == -1 || backup <= _options.MaxSizeRollBackups))
+            {
+                highest = backup;
+            }
+        }
+
+        return highest;
+    }
+
     /// <summary>Raises <see cref="CurrentSizeRollBackups"/> to the backup number of an existing file, within limits.</summary>
     private void CountExistingFile(string baseFile, string fileName)
     {

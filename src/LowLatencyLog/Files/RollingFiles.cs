@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.IO;
+using log4net.Util;
 
 namespace LowLatencyLog.Files;
 
@@ -153,10 +154,10 @@ internal sealed partial class RollingFiles
 
             for (int i = 1; i <= CurrentSizeRollBackups; i++)
             {
-                RollFile(CombinePath(CurrentFile, "." + i), CombinePath(_scheduledFileName!, "." + i));
+                RollFile(CombinePath(CurrentFile, "." + i), CombinePath(_scheduledFileName!, "." + i), warnIfMissing: true);
             }
 
-            CurrentFileStayed = !RollFile(CurrentFile, _scheduledFileName!);
+            CurrentFileStayed = !RollFile(CurrentFile, _scheduledFileName!, warnIfMissing: true);
         }
         else
         {
@@ -176,7 +177,8 @@ internal sealed partial class RollingFiles
         writer.CloseForRoll(keepStream: SizeRollTruncates);
         if (Shared)
         {
-            DetermineCurrentSizeRollBackups(); // other processes roll too: count the backups they made
+            // Other processes roll too: count the backups they made, never below this process's own count.
+            CurrentSizeRollBackups = Math.Max(CurrentSizeRollBackups, CountSharedBackups());
         }
 
         RollOverRenameFiles(CurrentFile);
@@ -274,7 +276,7 @@ internal sealed partial class RollingFiles
             for (int i = CurrentSizeRollBackups; i >= 1; i--)
             {
                 RollFile(CombinePath(fileName, "." + i.ToString(CultureInfo.InvariantCulture)),
-                         CombinePath(fileName, "." + (i + 1).ToString(CultureInfo.InvariantCulture)));
+                         CombinePath(fileName, "." + (i + 1).ToString(CultureInfo.InvariantCulture)), warnIfMissing: true);
             }
 
             CurrentSizeRollBackups++;
@@ -391,10 +393,19 @@ internal sealed partial class RollingFiles
     }
 
     /// <summary>Moves <paramref name="from"/> to <paramref name="to"/>; false, reported, if it exists and could not be moved.</summary>
-    private bool RollFile(string from, string to)
+    /// <param name="from">The file moved.</param>
+    /// <param name="to">Its new name.</param>
+    /// <param name="warnIfMissing">Where log4net moves a file that may be gone (a date roll moving backups 1 to the
+    /// count, the oldest deleted when counting up): its warning, for a file that is not there.</param>
+    private bool RollFile(string from, string to, bool warnIfMissing = false)
     {
         if (!File.Exists(from))
         {
+            if (warnIfMissing)
+            {
+                LogLog.Warn(typeof(RollingFiles), $"Cannot RollFile [{from}] -> [{to}]. Source does not exist");
+            }
+
             return true;
         }
 

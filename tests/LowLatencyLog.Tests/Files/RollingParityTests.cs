@@ -33,6 +33,8 @@ public sealed class RollingParityTests
         yield return Case("size, extension preserved", new Settings("Size") { Backups = 3, Preserve = true });
         yield return Case("size, extension preserved, counting up, dated names",
             new Settings("Size") { Backups = 2, Preserve = true, CountDirection = 1, StaticName = false });
+        yield return Case("size, counting up, dated names, no backups, files shared with other processes",
+            new Settings("Size") { Backups = 0, CountDirection = 1, StaticName = false, Shared = true });
         yield return Case("size, one large max", new Settings("Size") { Backups = 2, MaxSize = "10MB" });
         yield return Case("size, max 0: a roll before every event", new Settings("Size") { Backups = 3, MaxSize = "0" });
         yield return Case("size, negative max", new Settings("Size") { Backups = 3, MaxSize = "-1" });
@@ -42,6 +44,10 @@ public sealed class RollingParityTests
         yield return Case("date by minute, extension preserved",
             new Settings("Date") { DatePattern = "yyyyMMdd-HHmm", Preserve = true }, step: TimeSpan.FromSeconds(25));
         yield return Case("composite, static name, 2 backups", new Settings("Composite") { Backups = 2 }, step: TimeSpan.FromHours(3));
+        yield return Case("composite, static name, 2 backups, files shared with other processes",
+            new Settings("Composite") { Backups = 2, Shared = true }, step: TimeSpan.FromHours(3));
+        yield return Case("composite, static name, counting up, files shared with other processes",
+            new Settings("Composite") { Backups = 3, CountDirection = 1, Shared = true }, step: TimeSpan.FromHours(3));
         yield return Case("composite, dated names, counting up",
             new Settings("Composite") { Backups = 3, StaticName = false, CountDirection = 1 }, step: TimeSpan.FromHours(3));
         yield return Case("composite, hourly, extension preserved, unlimited",
@@ -99,6 +105,7 @@ public sealed class RollingParityTests
             PreserveLogFileNameExtension = settings.Preserve,
             CountDirection = settings.CountDirection,
             DateTimeStrategy = clock,
+            LockingModel = settings.Shared ? new FileAppender.MinimalLock() : new FileAppender.ExclusiveLock(),
         };
         var ours = new RollingBufferedFileAppender(new TestFiles(), clock)
         {
@@ -113,6 +120,7 @@ public sealed class RollingParityTests
             StaticLogFileName = settings.StaticName ? "true" : "false",
             PreserveLogFileNameExtension = settings.Preserve ? "true" : "false",
             CountDirection = settings.CountDirection.ToString(CultureInfo.InvariantCulture),
+            LockingModel = settings.Shared ? new FileAppender.MinimalLock() : null,
         };
         var errors = new RecordingErrorHandler();
         ours.ErrorHandler = errors;
@@ -466,6 +474,9 @@ public sealed class RollingParityTests
         public int CountDirection { get; set; } = -1;
 
         public bool Append { get; set; } = true;
+
+        /// <summary>Under MinimalLock, as files several processes write.</summary>
+        public bool Shared { get; set; }
 
         public string File { get; set; } = "app.log";
 

@@ -19,6 +19,8 @@ namespace LowLatencyLog.Tests.Oracle;
 /// must be the oracle's in its order, less some INFO and DEBUG ones. Every case must compare at least one line. With
 /// <see cref="OracleFeature.Threads"/>, some steps have threads logging at the same time; such a case is compared by
 /// what log4net defines there (<see cref="OracleInterleaving"/>).
+/// Date and composite rolls read a clock the case moves between batches (<see cref="OracleRolls"/>); every file of each
+/// side's folder compares, by name (rolled files carry their dates) and bytes.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -85,6 +87,7 @@ public sealed class GeneratedOracleTests
         long lines = 0;
         int threads = 0;
         int together = 0;
+        int clockSteps = 0;
         var watch = Stopwatch.StartNew();
         foreach (int index in indexes)
         {
@@ -94,6 +97,7 @@ public sealed class GeneratedOracleTests
                 + oracleCase.Steps.Sum(s => s.Together?.Producers.Sum(p => p.Count) ?? 0);
             threads += oracleCase.Threads.Count;
             together += oracleCase.Steps.Count(s => s.Kind == "concurrent");
+            clockSteps += oracleCase.Steps.Count(s => s.Kind == "clock");
             OracleResult result = OracleRunner.Run(oracleCase);
             lines += result.Lines;
             if (result.Difference != null)
@@ -106,7 +110,7 @@ public sealed class GeneratedOracleTests
             }
         }
 
-        TestContext.Out.WriteLine($"{checkedCases} cases, {threads} producer threads, {together} steps of threads logging at once, {logCalls} log calls, {lines} lines compared, features {features}, seed {seed}, {failures.Count} failed, {watch.Elapsed.TotalSeconds:F1} s");
+        TestContext.Out.WriteLine($"{checkedCases} cases, {threads} producer threads, {together} steps of threads logging at once, {clockSteps} clock steps, {logCalls} log calls, {lines} lines compared, features {features}, seed {seed}, {failures.Count} failed, {watch.Elapsed.TotalSeconds:F1} s");
         Assert.That(checkedCases, Is.GreaterThan(0));
         if (failures.Count == 0)
         {

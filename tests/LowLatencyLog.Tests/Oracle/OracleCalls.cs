@@ -283,7 +283,7 @@ public static class ExceptionMaker
 /// <summary>One step of a case: a log call, a context change, or a reconfiguration.</summary>
 public sealed class StepSpec
 {
-    public string Kind = "log"; // log, context, reconfigure, burst, concurrent
+    public string Kind = "log"; // log, context, reconfigure, burst, concurrent, clock
     public int Repo;
 
     /// <summary>The index of the producer thread that makes the call.</summary>
@@ -294,6 +294,9 @@ public sealed class StepSpec
 
     /// <summary>With fixed event times, the UTC ticks of the events this call makes.</summary>
     public long Time;
+
+    /// <summary>A clock step: the local ticks the date rolls' clock reads from here on (<see cref="OracleClockRun"/>).</summary>
+    public long Clock;
     public string Logger = "App";
     public string Level = "Info";
     public string Method = "Plain"; // Plain, PlainEx, Format, Format1, Format2, Format3, FormatProvider
@@ -443,6 +446,8 @@ public sealed class StepSpec
                 return OracleLong.BurstCSharp(target, Count);
             case "concurrent":
                 return Together!.ToCSharp(Repo);
+            case "clock":
+                return $"/* our async appenders flushed, files written since given the time */ OracleDateTime.Now = {OracleRolls.Show(Clock)};";
             case "context":
                 string value = ContextValue?.ToCSharp() ?? "null";
                 return ContextOp switch

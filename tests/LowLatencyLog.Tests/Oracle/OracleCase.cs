@@ -52,6 +52,9 @@ public sealed class OracleCase
     /// </summary>
     public bool FixedTime;
 
+    /// <summary>With a child rolling by date, the local ticks its clock starts at (<see cref="OracleRolls"/>); else 0.</summary>
+    public long ClockStart;
+
     public OracleCase With(List<TreeSpec>? trees = null, List<StepSpec>? steps = null, bool dropReconfigured = false) => new OracleCase
     {
         Seed = Seed,
@@ -62,6 +65,7 @@ public sealed class OracleCase
         Steps = steps ?? Steps,
         Threads = Threads,
         FixedTime = FixedTime,
+        ClockStart = ClockStart,
     };
 
     /// <summary>The case as text a developer can read and replay by hand: the XML of both sides and the calls in C#.</summary>
@@ -80,6 +84,7 @@ public sealed class OracleCase
         }
 
         text.AppendLine($"threads: {string.Join("; ", Threads.Select((t, i) => $"[{i}] {t}"))}; event times {(FixedTime ? "fixed (each call's below)" : "from the clock")}");
+        text.Append(ClockStart == 0 ? "" : $"the date rolls' clock (OracleDateTime) starts at {OracleRolls.Show(ClockStart)}{Environment.NewLine}");
         text.AppendLine("calls, one at a time, each on its thread, then the repositories shut down:");
         foreach (StepSpec step in Steps)
         {

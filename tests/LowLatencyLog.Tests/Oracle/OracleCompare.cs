@@ -164,11 +164,12 @@ internal static class OracleCompare
 
     /// <summary>
     /// log4net's internal warnings and errors in a form both sides share: the appender names and the types that
-    /// report differ, so only the text after the last "]: " (or the whole text) is kept.
+    /// report differ, so only the text after the last "]: " (or the whole text) is kept, each side's folder the same.
     /// </summary>
     internal static string InternalKey(string message)
     {
         int at = message.LastIndexOf("]: ", StringComparison.Ordinal);
-        return at < 0 ? message : message.Substring(at + 3);
+        message = at < 0 ? message : message.Substring(at + 3);
+        return System.Text.RegularExpressions.Regex.Replace(message, "lll-[0-9a-f]{32}", "lll-{dir}"); // each side's folder (Log4netHarness)
     }
 }

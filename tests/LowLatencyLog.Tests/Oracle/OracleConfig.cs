@@ -71,7 +71,10 @@ public enum OracleFeature
     /// <summary>log4net's own <c>FileAppender</c> and <c>RollingFileAppender</c> behind the async appender.</summary>
     Log4netChildren = 1 << 16,
 
-    /// <summary><c>RollingBufferedFileAppender</c> (and log4net's <c>RollingFileAppender</c>) rolling by size.</summary>
+    /// <summary>
+    /// <c>RollingBufferedFileAppender</c> (and log4net's <c>RollingFileAppender</c>) rolling by size, by date, or both,
+    /// on a clock the case moves (<see cref="OracleRolls"/>).
+    /// </summary>
     Rolling = 1 << 17,
 
     /// <summary>Patterns with every usual converter: date, timestamp, properties, NDC, thread, exception, padding.</summary>
@@ -176,6 +179,9 @@ public sealed class ChildSpec
     public string? Footer;
     public string? Locking;
 
+    /// <summary>A rolling child's date roll and file names; null: by size, static name, backups counted down.</summary>
+    public RollSpec? Roll;
+
     public bool Rolls => Kind is ChildKind.RollingBuffered or ChildKind.Log4netRolling;
 
     public string ToXml(string name, bool oracle, string? fix = null, string mark = "")
@@ -194,8 +200,8 @@ public sealed class ChildSpec
         xml.Append(Locking == null ? "" : $"<lockingModel type=\"log4net.Appender.FileAppender+{Locking}\" />");
         if (Rolls)
         {
-            xml.Append($"<rollingStyle value=\"Size\" /><maximumFileSize value=\"{MaxSize}\" /><maxSizeRollBackups value=\"{Backups.ToString(CultureInfo.InvariantCulture)}\" />");
-            xml.Append("<staticLogFileName value=\"true\" />");
+            xml.Append($"<rollingStyle value=\"{Roll?.Style ?? "Size"}\" /><maximumFileSize value=\"{MaxSize}\" /><maxSizeRollBackups value=\"{Backups.ToString(CultureInfo.InvariantCulture)}\" />");
+            xml.Append(Roll?.ToXml() ?? "<staticLogFileName value=\"true\" />");
         }
 
         if (Threshold != null)

@@ -177,6 +177,7 @@ public sealed partial class OracleGenerator
             step.Time = time;
         }
 
+        OracleRolls.Generate(oracleCase, _random);
         return oracleCase;
     }
 

@@ -193,7 +193,9 @@ internal static class OracleRunner
         LogLog.LogReceived += OnInternal;
         try
         {
+            OracleClockRun.Start(oracleCase);
             var harnesses = oracleCase.Trees.Select(t => new Log4netHarness(t.ToXml(oracle))).ToList();
+            var clock = new OracleClockRun(oracleCase, harnesses);
             var loggers = new Dictionary<(int, string), ILog>();
             var context = new RunContext((repo, name) =>
             {
@@ -205,7 +207,7 @@ internal static class OracleRunner
                 return log;
             });
 
-            void Reconfigure(int repo) => harnesses[repo].Configure(oracleCase.Reconfigured![repo].ToXml(oracle));
+            void Reconfigure(int repo) => clock.Reconfigure(repo, oracleCase.Reconfigured![repo].ToXml(oracle));
 
             using var producers = new Producers(oracleCase.Threads);
             StepTrace? trace = side.Trace = oracle && OracleConcurrent.Applies(oracleCase) ? new StepTrace(harnesses.Select(h => h.Directory).ToList()) : null;
@@ -217,6 +219,12 @@ internal static class OracleRunner
                         StepSpec step = oracleCase.Steps[i];
                         try
                         {
+                            if (step.Kind == "clock")
+                            {
+                                clock.Advance(step);
+                                continue;
+                            }
+
                             if (step.Kind == "concurrent")
                             {
                                 OracleConcurrent.Run(producers, step, context, oracleCase.FixedTime);
