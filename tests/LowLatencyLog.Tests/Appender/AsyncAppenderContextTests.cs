@@ -13,6 +13,7 @@ namespace LowLatencyLog.Tests.Appender;
 /// producer thread, and a synchronous sibling attached after the async appender sees the event as if it were absent.
 /// </summary>
 [TestFixtureSource(typeof(AsyncAppenderKind), nameof(AsyncAppenderKind.All))]
+[NameCuttingCulture] // %logger{n} and %type{n}: log4net's cut throws under Thai
 public sealed class AsyncAppenderContextTests : AsyncAppenderFixture
 {
     private const string Pattern =

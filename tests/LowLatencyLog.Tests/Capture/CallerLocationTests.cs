@@ -24,6 +24,7 @@ namespace LowLatencyLog.Tests.Capture;
 /// same call (log4net's own <c>LocationInfo</c>), from call sites of every shape, while the logging thread reads only
 /// the one frame the layouts need.
 /// </summary>
+[NameCuttingCulture] // %logger{n} and %type{n}: log4net's cut throws under Thai
 public class CallerLocationTests
 {
     private readonly PrivateRepositories _repositories = new PrivateRepositories("location-");

@@ -17,6 +17,7 @@ namespace LowLatencyLog.Tests.Layout;
 /// The fast path allocates nothing per event for a string message: bytes allocated on this thread around thousands of
 /// renders (after a warm-up pass over the same events) must be zero, for the renderer alone and for the whole appender.
 /// </summary>
+[NameCuttingCulture] // %logger{n} and %type{n}: log4net's cut throws under Thai
 public sealed class FastLayoutAllocationTests
 {
     private const int Loops = 5000;

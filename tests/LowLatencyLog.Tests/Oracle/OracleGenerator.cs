@@ -75,7 +75,9 @@ public sealed partial class OracleGenerator
         // not "-", it cannot read maxSizeRollBackups="-1" and drops the appender (ours reads settings invariantly).
         _asciiMinus = new[] { oracleCase.Threads[0].Culture == null ? CultureInfo.CurrentCulture : oracleCase.Threads[0].CultureInfo, CultureInfo.CurrentCulture }
             .All(c => c.NumberFormat.NegativeSign == "-");
-        _thai = oracleCase.Threads.Any(t => (t.Culture ?? CultureInfo.CurrentCulture.Name).StartsWith("th", StringComparison.Ordinal));
+        // The process culture too: our workers render under it, log4net under the producer's.
+        _thai = CultureInfo.CurrentCulture.Name.StartsWith("th", StringComparison.Ordinal) ||
+            oracleCase.Threads.Any(t => (t.Culture ?? "").StartsWith("th", StringComparison.Ordinal));
         oracleCase.FixedTime = _fixedTime = Chance(75);
         for (int r = 0; r < repos; r++)
         {
