@@ -52,8 +52,25 @@ public sealed class CallSiteGenerator : IIncrementalGenerator
             static (node, _) => CallSiteParser.IsCandidate(node),
             static (syntax, cancel) => CallSiteParser.Parse(syntax, cancel));
 
+        IncrementalValuesProvider<Skipped?> ownBoundaries = context.SyntaxProvider.CreateSyntaxProvider(
+            static (node, _) => OwnBoundaryCheck.IsCandidate(node),
+            static (syntax, cancel) => OwnBoundaryCheck.Parse(syntax, cancel));
+
         IncrementalValueProvider<((ImmutableArray<Call?> Calls, bool Enabled) Left, bool Supported)> all =
             calls.Collect().Combine(enabled).Combine(supported);
+        context.RegisterSourceOutput(ownBoundaries.Collect().Combine(enabled).Combine(supported), static (output, input) =>
+        {
+            if (input.Left.Left.Length == 0 || !input.Left.Right || !input.Right)
+            {
+                return;
+            }
+
+            foreach (Skipped found in input.Left.Left.OfType<Skipped>())
+            {
+                Location location = Location.Create(found.FilePath, found.Span, found.Lines);
+                output.ReportDiagnostic(Diagnostic.Create(Diagnostics.For(found.Reason), location, found.Method));
+            }
+        });
 
         context.RegisterSourceOutput(all, static (output, input) =>
         {

@@ -4,11 +4,13 @@ namespace LowLatencyLog.CallSites;
 
 /// <summary>
 /// The diagnostics the generator reports, one per reason a call is left alone (docs/call-sites.md has the same
-/// table). Info severity: the call still logs, and its caller location walks the stack as without the generator.
+/// table). Info severity: the call still logs, and its caller location walks the stack as without the generator. One
+/// warning, LLL0009: an ILog of the project's own whose location interception makes wrong (<see cref="OwnBoundaryCheck"/>).
 /// </summary>
 internal static class Diagnostics
 {
     private const string Category = "LowLatencyLog.CallSites";
+    private const string HelpLink = "https://github.com/lowlatencylog/LowLatencyLog/blob/main/docs/call-sites.md";
 
     private static readonly DiagnosticDescriptor[] Descriptors =
     {
@@ -28,6 +30,10 @@ internal static class Diagnostics
             "an ILog overload other than Debug…Fatal(object), (object, Exception) and their *Format overloads"),
         Describe(Reason.NotInterceptable, "The compiler cannot intercept the call",
             "the compiler gave no interceptable location for it"),
+        new DiagnosticDescriptor("LLL0009", "An ILog of the project's own passes log4net its own boundary type",
+            "{0} passes log4net a boundary type other than LogImpl: calls LowLatencyLog intercepts on it print " +
+            "LowLatencyLog.CallSites.InterceptedLog as the caller; build with LowLatencyLogCallSites=false to print the application's",
+            Category, DiagnosticSeverity.Warning, isEnabledByDefault: true, helpLinkUri: HelpLink),
     };
 
     public static DiagnosticDescriptor For(Reason reason) => Descriptors[(int)reason - 1];
@@ -39,5 +45,5 @@ internal static class Diagnostics
         Category,
         DiagnosticSeverity.Info,
         isEnabledByDefault: true,
-        helpLinkUri: "https://github.com/lowlatencylog/LowLatencyLog/blob/main/docs/call-sites.md");
+        helpLinkUri: HelpLink);
 }

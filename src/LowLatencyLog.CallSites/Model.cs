@@ -47,4 +47,5 @@ internal enum Reason
     LineDirective = 6,
     UnknownOverload = 7,
     NotInterceptable = 8,
+    OwnBoundary = 9,
 }

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.Diagnostics.CodeAnalysis;
+using System.Globalization;
 using System.IO;
 using System.Linq;
 using log4net;
@@ -77,17 +78,7 @@ public sealed class GeneratorDiagnosticsTests
     [Test]
     public void EachCallLeftAlone_IsReportedWithItsReason_AndNoInterceptedCallIs()
     {
-        var parse = new CSharpParseOptions(LanguageVersion.Latest);
-        SyntaxTree tree = CSharpSyntaxTree.ParseText(Source, parse, path: "Calls.cs");
-        string[] platform = ((string)AppContext.GetData("TRUSTED_PLATFORM_ASSEMBLIES")!).Split(Path.PathSeparator);
-        IEnumerable<MetadataReference> references = platform.Concat(new[] { typeof(ILog).Assembly.Location, typeof(CallSite).Assembly.Location })
-            .Select(path => MetadataReference.CreateFromFile(path));
-        CSharpCompilation compilation = CSharpCompilation.Create("Calls", new[] { tree }, references,
-            new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable));
-
-        GeneratorDriver driver = CSharpGeneratorDriver.Create(new[] { new CallSiteGenerator().AsSourceGenerator() }, parseOptions: parse,
-            optionsProvider: new Options());
-        GeneratorDriverRunResult run = driver.RunGenerators(compilation).GetRunResult();
+        GeneratorDriverRunResult run = Run(Source);
 
         string[] lines = Source.Split('\n');
         Dictionary<int, string> expected = lines.Select((text, i) => (text: text.TrimEnd(), line: i + 1))
@@ -100,6 +91,79 @@ public sealed class GeneratorDiagnosticsTests
         int sites = lines.Count(l => l.TrimEnd().EndsWith("// site", StringComparison.Ordinal));
         Assert.That(sites, Is.EqualTo(5));
         Assert.That(run.GeneratedTrees.Single().ToString().Split("InterceptsLocation(").Length - 1, Is.EqualTo(sites));
+    }
+
+    /// <summary>
+    /// An ILog of the project's own that passes log4net its own type as the walk's boundary: an intercepted call on it
+    /// prints InterceptedLog as the caller, so the build warns (LLL0009), once, at its call to Log. One that passes
+    /// LogImpl's type (the walk then stops above LogImpl's frames) and a decorator that calls an inner ILog are not
+    /// reported.
+    /// </summary>
+    [TestCase("typeof(OwnLog)", true)]
+    [TestCase("GetType()", true)]
+    [TestCase("typeof(log4net.Core.LogImpl)", false)]
+    public void AnILogPassingItsOwnBoundary_IsWarnedAbout(string boundary, bool warned)
+    {
+        string source = "using System;\nusing log4net;\n" + OwnLog("OwnLog", $"Logger.Log({boundary}, level, message, exception)") +
+            OwnLog("Decorator", "inner.Logger.Log(typeof(log4net.Core.LogImpl), level, message, exception)");
+        GeneratorDriverRunResult run = Run(source);
+
+        string[] found = run.Diagnostics.Select(d => $"{d.Id} {d.Severity} {d.GetMessage(CultureInfo.InvariantCulture)}").ToArray();
+        Assert.That(found, warned
+            ? Is.EqualTo(new[] { "LLL0009 Warning OwnLog passes log4net a boundary type other than LogImpl: calls LowLatencyLog " +
+                "intercepts on it print LowLatencyLog.CallSites.InterceptedLog as the caller; build with LowLatencyLogCallSites=false " +
+                "to print the application's" })
+            : Is.Empty);
+        if (warned)
+        {
+            Assert.That(run.Diagnostics[0].Location.GetLineSpan().StartLinePosition.Line + 1,
+                Is.EqualTo(source.Split('\n').ToList().FindIndex(l => l.Contains("private void Write", StringComparison.Ordinal)) + 2));
+        }
+    }
+
+    /// <summary>A class implementing every ILog member, each logging member through <c>Write</c>, whose body is
+    /// <paramref name="write"/>; it compiles.</summary>
+    private static string OwnLog(string name, string write)
+    {
+        var body = new System.Text.StringBuilder();
+        body.Append($"public sealed class {name}(log4net.Core.ILogger logger, ILog inner) : ILog\n{{\n");
+        body.Append("    public log4net.Core.ILogger Logger => logger;\n");
+        body.Append("    private void Write(log4net.Core.Level level, object? message, Exception? exception) =>\n");
+        body.Append($"        {write};\n");
+        foreach (System.Reflection.PropertyInfo property in typeof(ILog).GetProperties())
+        {
+            body.Append($"    public bool {property.Name} => true;\n");
+        }
+
+        foreach (System.Reflection.MethodInfo method in typeof(ILog).GetMethods().Where(m => !m.IsSpecialName))
+        {
+            System.Reflection.ParameterInfo[] parameters = method.GetParameters();
+            string declared = string.Join(", ", parameters.Select(p => p.ParameterType == typeof(object[])
+                ? $"params object?[]? {p.Name}" : $"{TypeName(p.ParameterType)}? {p.Name}"));
+            string level = method.Name.Replace("Format", "", StringComparison.Ordinal);
+            string exception = parameters.Any(p => p.ParameterType == typeof(Exception)) ? "exception" : "null";
+            body.Append($"    public void {method.Name}({declared}) => Write(log4net.Core.Level.{level}, {parameters[0].Name}, {exception});\n");
+        }
+
+        return body.Append("}\n").ToString();
+    }
+
+    private static string TypeName(Type type) => type == typeof(object) ? "object" : type == typeof(string) ? "string" : type.FullName!;
+
+    private static GeneratorDriverRunResult Run(string source)
+    {
+        var parse = new CSharpParseOptions(LanguageVersion.Latest);
+        SyntaxTree tree = CSharpSyntaxTree.ParseText(source, parse, path: "Calls.cs");
+        string[] platform = ((string)AppContext.GetData("TRUSTED_PLATFORM_ASSEMBLIES")!).Split(Path.PathSeparator);
+        IEnumerable<MetadataReference> references = platform.Concat(new[] { typeof(ILog).Assembly.Location, typeof(CallSite).Assembly.Location })
+            .Select(path => MetadataReference.CreateFromFile(path));
+        CSharpCompilation compilation = CSharpCompilation.Create("Calls", new[] { tree }, references,
+            new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable));
+        Assert.That(compilation.GetDiagnostics().Where(d => d.Severity == DiagnosticSeverity.Error), Is.Empty, "the source compiles");
+
+        GeneratorDriver driver = CSharpGeneratorDriver.Create(new[] { new CallSiteGenerator().AsSourceGenerator() }, parseOptions: parse,
+            optionsProvider: new Options());
+        return driver.RunGenerators(compilation).GetRunResult();
     }
 
     private sealed class Options : AnalyzerConfigOptionsProvider
