@@ -147,6 +147,7 @@ internal sealed partial class FileWriter
                 // Written straight to the file, ahead of anything already buffered for it.
                 byte[] preamble = length == 0 ? _encoding.GetPreamble() : Array.Empty<byte>();
                 byte[] text = _encoding.GetBytes(prefix.ToString());
+                _writtenAtOpen = preamble.Length + text.Length;
                 if (preamble.Length + text.Length > 0)
                 {
                     byte[] bytes = new byte[preamble.Length + text.Length];

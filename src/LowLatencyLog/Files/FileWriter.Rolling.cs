@@ -17,6 +17,13 @@ internal sealed partial class FileWriter
         _countMark = writer.EncodedBytes - writer.CompleteLength;
     }
 
+    /// <summary>
+    /// Counts a shared file again from its length on disk (other processes' writes count towards the size roll),
+    /// less what this writer wrote when it opened the file: log4net's count leaves out the byte-order mark and header
+    /// (it is set to the length before them), so the roll comes at the same event as log4net's in one process.
+    /// </summary>
+    private void CountSharedFrom(long fileLength) => CountFrom(Math.Max(0, fileLength - _writtenAtOpen));
+
     /// <summary>The bytes the current file holds, the events still buffered for it included.</summary>
     /// <param name="limit">The caller only needs to know whether the length reaches this value; below it, with
     /// events not yet encoded, an upper bound may be returned instead of the exact length.</param>
@@ -90,7 +97,7 @@ internal sealed partial class FileWriter
         try
         {
             var info = new FileInfo(_path!);
-            CountFrom(info.Exists ? info.Length : 0);
+            CountSharedFrom(info.Exists ? info.Length : 0);
         }
         catch (Exception)
         {

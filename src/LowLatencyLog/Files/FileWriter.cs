@@ -54,6 +54,9 @@ internal sealed partial class FileWriter
 
     private long _countMark;
 
+    // The bytes the open wrote ahead of the events (byte-order mark, newline, header), which log4net's count leaves out.
+    private long _writtenAtOpen;
+
     private bool _failing;
 
     private long _retryAt;
@@ -244,7 +247,7 @@ internal sealed partial class FileWriter
             if (_stream is SharedFileStream shared)
             {
                 // Other processes' writes count towards the size roll too.
-                CountFrom(shared.Length);
+                CountSharedFrom(shared.Length);
             }
 
             return !writer.HasCompleteEvents;
