@@ -31,8 +31,16 @@ internal static class OwnBoundaryCheck
         if (model.GetSymbolInfo(invocation, cancel).Symbol is not IMethodSymbol method ||
             method.ContainingType?.ContainingNamespace?.ToDisplayString() != "log4net.Core" ||
             method.Parameters.FirstOrDefault()?.Type.ToDisplayString() != "System.Type" ||
-            model.GetEnclosingSymbol(invocation.SpanStart, cancel)?.ContainingType is not { } caller ||
-            !caller.AllInterfaces.Any(IsILog) || DerivesFromLogImpl(caller))
+            model.GetEnclosingSymbol(invocation.SpanStart, cancel) is not { ContainingType: { } caller } enclosing ||
+            !caller.AllInterfaces.Any(IsILog))
+        {
+            return null;
+        }
+
+        // A LogImpl subclass: intercepted calls take LogImpl's way for the methods it inherits, and its own methods
+        // (log4net.Ext.Trace's Trace) are not ILog's; only an override of an ILog logging method is called as is.
+        if (DerivesFromLogImpl(caller) &&
+            !(enclosing is IMethodSymbol { IsOverride: true } overriding && CallSiteGenerator.LevelOf(overriding.Name) >= 0))
         {
             return null;
         }

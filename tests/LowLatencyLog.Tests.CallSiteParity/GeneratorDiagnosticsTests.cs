@@ -121,6 +121,32 @@ public sealed class GeneratorDiagnosticsTests
         }
     }
 
+    /// <summary>
+    /// A LogImpl subclass is warned about only where it overrides an ILog logging method with its own boundary (the
+    /// intercepted call then calls the override); a method of its own, as log4net.Ext.Trace's Trace, is not ILog's.
+    /// </summary>
+    [Test]
+    public void ALogImplSubclass_IsWarnedAboutOnlyInAnOverride()
+    {
+        const string source = """
+            using System;
+            using log4net.Core;
+
+            public sealed class TraceLog(ILogger logger) : LogImpl(logger)
+            {
+                public void Trace(object message) => Logger.Log(typeof(TraceLog), Level.Trace, message, null);
+
+                public override void Info(object message) => Logger.Log(typeof(TraceLog), Level.Info, message, null); // LLL0009
+
+                public override void Warn(object message) => Logger.Log(typeof(LogImpl), Level.Warn, message, null);
+            }
+            """;
+        GeneratorDriverRunResult run = Run(source);
+
+        Assert.That(run.Diagnostics.Select(d => (d.Id, d.Location.GetLineSpan().StartLinePosition.Line + 1)),
+            Is.EqualTo(new[] { ("LLL0009", source.Split('\n').ToList().FindIndex(l => l.Contains("// LLL0009", StringComparison.Ordinal)) + 1) }));
+    }
+
     /// <summary>A class implementing every ILog member, each logging member through <c>Write</c>, whose body is
     /// <paramref name="write"/>; it compiles.</summary>
     private static string OwnLog(string name, string write)
