@@ -17,13 +17,22 @@ internal static partial class CallSiteParser
 {
     public static bool IsCandidate(SyntaxNode node) =>
         node is InvocationExpressionSyntax invocation &&
-        invocation.Expression switch
-        {
-            MemberAccessExpressionSyntax access => access.Name.Identifier.ValueText,
-            MemberBindingExpressionSyntax binding => binding.Name.Identifier.ValueText,
-            _ => null,
-        } is { } name &&
+        invocation.Expression is MemberAccessExpressionSyntax or MemberBindingExpressionSyntax &&
+        CalledName(invocation) is { } name &&
         CallSiteGenerator.LevelOf(name) >= 0;
+
+    /// <summary>The name of the method an invocation calls (<c>a.Name(…)</c>, <c>a?.Name(…)</c>, <c>Name(…)</c>), or null.</summary>
+    internal static string? CalledName(InvocationExpressionSyntax invocation) => invocation.Expression switch
+    {
+        MemberAccessExpressionSyntax access => access.Name.Identifier.ValueText,
+        MemberBindingExpressionSyntax binding => binding.Name.Identifier.ValueText,
+        IdentifierNameSyntax identifier => identifier.Identifier.ValueText,
+        _ => null,
+    };
+
+    /// <summary>Whether <paramref name="type"/> is log4net's <c>ILog</c>.</summary>
+    internal static bool IsILog(INamedTypeSymbol? type) =>
+        type is { Name: "ILog", ContainingNamespace: { Name: "log4net", ContainingNamespace.IsGlobalNamespace: true } };
 
     /// <summary>Null for a call that is not one of <c>ILog</c>'s logging methods (nothing to report).</summary>
     public static Call? Parse(GeneratorSyntaxContext context, CancellationToken cancel)
@@ -32,7 +41,7 @@ internal static partial class CallSiteParser
         SemanticModel model = context.SemanticModel;
         if (model.GetSymbolInfo(invocation, cancel).Symbol is not IMethodSymbol method ||
             method.IsStatic ||
-            method.ContainingType is not { Name: "ILog", ContainingNamespace: { Name: "log4net", ContainingNamespace.IsGlobalNamespace: true } } ||
+            !IsILog(method.ContainingType) ||
             method.ContainingType.ContainingAssembly?.Name != "log4net")
         {
             return null;

@@ -15,13 +15,7 @@ internal static class OwnBoundaryCheck
 {
     public static bool IsCandidate(SyntaxNode node) =>
         node is InvocationExpressionSyntax { ArgumentList.Arguments.Count: >= 4 } invocation &&
-        invocation.Expression switch
-        {
-            MemberAccessExpressionSyntax access => access.Name.Identifier.ValueText,
-            MemberBindingExpressionSyntax binding => binding.Name.Identifier.ValueText,
-            IdentifierNameSyntax identifier => identifier.Identifier.ValueText,
-            _ => null,
-        } == "Log";
+        CallSiteParser.CalledName(invocation) == "Log";
 
     /// <summary>The call's diagnostic, or null when it is not such a call.</summary>
     public static Skipped? Parse(GeneratorSyntaxContext context, CancellationToken cancel)
@@ -32,7 +26,7 @@ internal static class OwnBoundaryCheck
             method.ContainingType?.ContainingNamespace?.ToDisplayString() != "log4net.Core" ||
             method.Parameters.FirstOrDefault()?.Type.ToDisplayString() != "System.Type" ||
             model.GetEnclosingSymbol(invocation.SpanStart, cancel) is not { ContainingType: { } caller } enclosing ||
-            !caller.AllInterfaces.Any(IsILog))
+            !caller.AllInterfaces.Any(CallSiteParser.IsILog))
         {
             return null;
         }
@@ -55,9 +49,6 @@ internal static class OwnBoundaryCheck
         FileLinePositionSpan lines = invocation.GetLocation().GetLineSpan();
         return new Skipped(Reason.OwnBoundary, caller.ToDisplayString(), invocation.SyntaxTree.FilePath, invocation.Span, lines.Span);
     }
-
-    private static bool IsILog(INamedTypeSymbol type) =>
-        type is { Name: "ILog", ContainingNamespace: { Name: "log4net", ContainingNamespace.IsGlobalNamespace: true } };
 
     private static bool DerivesFromLogImpl(INamedTypeSymbol type)
     {
