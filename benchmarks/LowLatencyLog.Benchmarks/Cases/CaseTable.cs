@@ -142,6 +142,11 @@ internal static class CaseTable
             Log4net(Floor, "log4net floor: the logger straight into a synchronous NullAppender (no layout, no file)",
                 Suites.EndToEnd | Suites.Quick | Suites.Latency, isAsync: false, counter: "Root",
                 """<appender name="Root" type="LowLatencyLog.Appender.NullAppender, LowLatencyLog" />"""),
+            // An intercepted call captured as for the buffer, then dropped: the calling thread's cost before the
+            // hand-over, beside "BoundedQueue+Null+Intercepted".
+            Log4net("CaptureOnly+Intercepted", "intercepted calls captured as the async appenders capture them, then dropped (benchmark-only): the capture without the hand-over",
+                Suites.Quick, isAsync: false, counter: "Root", intercepted: true, new[] { "Root" },
+                """<appender name="Root" type="LowLatencyLog.Benchmarks.Baselines.CaptureOnlyAppender, LowLatencyLog.Benchmarks" />"""),
 
             // log4net's own appenders, configured as the documentation shows them.
             Log4net("File-ImmediateFlush", "log4net FileAppender, immediateFlush=true (its default): one flush per event",
