@@ -29,6 +29,12 @@ public static class Program
 
     public static void Main(string[] args)
     {
+        if (Environment.GetEnvironmentVariable("LLL_FAST_PATH") == "false")
+        {
+            // What MSBuild's LowLatencyLogFastPath=false sets: the async cases then take log4net's path.
+            AppContext.SetSwitch("LowLatencyLog.FastPath", false);
+        }
+
         if (args.Length == 3 && args[0] == "appender")
         {
             RunAppender(args[1], args[2]);
@@ -191,13 +197,7 @@ public static class Program
         for (int t = 0; t < threads; t++)
         {
             int producer = t;
-            workers[t] = new System.Threading.Thread(() =>
-            {
-                for (int i = 0; i < perThread; i++)
-                {
-                    log.Info($"{producer} {i}");
-                }
-            });
+            workers[t] = new System.Threading.Thread(() => LogNumbered(log, producer, perThread));
             workers[t].Start();
         }
 
@@ -222,6 +222,7 @@ public static class Program
         xml.LoadXml($@"<log4net>
               <appender name=""async"" type=""LowLatencyLog.Appender.{asyncType}, LowLatencyLog"">
                 <bufferSize value=""65536"" />
+                <fix value=""Message, ThreadName, Exception"" />
                 <appender-ref ref=""file"" />
                 <appender-ref ref=""slow"" />
               </appender>
@@ -239,15 +240,29 @@ public static class Program
         Console.Out.Flush();
         var crashing = new System.Threading.Thread(() =>
         {
-            for (int i = 0; i < events; i++)
-            {
-                log.InfoFormat("order {0} filled", i);
-            }
-
+            LogOrders(log, events);
             throw new InvalidOperationException("the application's own bug");
         });
         crashing.Start();
         crashing.Join();
+    }
+
+    // The calls made on other threads, in ordinary methods: the call-site generator intercepts them there, not in a
+    // lambda, so they take the fast path.
+    private static void LogNumbered(ILog log, int producer, int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            log.Info($"{producer} {i}");
+        }
+    }
+
+    private static void LogOrders(ILog log, int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            log.InfoFormat("order {0} filled", i);
+        }
     }
 
     /// <summary>

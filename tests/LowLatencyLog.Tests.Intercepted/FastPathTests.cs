@@ -317,11 +317,7 @@ public sealed class FastPathTests
         Assert.That(harness.ReadLines("second.log"), Is.EqualTo(new[] { "second" }));
     }
 
-    /// <summary>Whether the library build under test has the fast path (the netstandard2.0 build, which .NET Framework
-    /// applications load and CI also runs these tests against, has none: every call takes log4net's path).</summary>
-    private static bool HasFastPath { get; } =
-        typeof(AsyncForwardingAppender).Assembly.GetCustomAttribute<System.Runtime.Versioning.TargetFrameworkAttribute>()?.FrameworkName
-            .StartsWith(".NETCoreApp", StringComparison.Ordinal) == true;
+    private static bool HasFastPath => FastPath.InThisBuild;
 
     // Bytes per call of a call that took the fast path: none; on the netstandard2.0 build, log4net's event.
     private static void AssertFast(double perCall, string message)

@@ -15,7 +15,11 @@ namespace LowLatencyLog.Tests.Appender;
 /// </summary>
 public abstract class AsyncAppenderFixture
 {
-    protected const string RecordingType = "LowLatencyLog.Tests.Support.RecordingAppender, LowLatencyLog.Tests";
+    /// <summary>The assembly these tests are compiled into: LowLatencyLog.Tests, or LowLatencyLog.Tests.Intercepted, which
+    /// compiles the contract suite again with its calls intercepted (the fast path, SPEC 22).</summary>
+    protected static readonly string TestAssembly = typeof(AsyncAppenderFixture).Assembly.GetName().Name!;
+
+    protected static readonly string RecordingType = "LowLatencyLog.Tests.Support.RecordingAppender, " + TestAssembly;
     protected static readonly TimeSpan Wait = RecordingAppender.DefaultWait;
 
     private readonly List<Log4netHarness> _harnesses = new List<Log4netHarness>();
@@ -55,10 +59,18 @@ public abstract class AsyncAppenderFixture
 
     protected string Xml(string settings = "", string? appenders = null, string refs = @"<appender-ref ref=""child"" />", string rootRefs = "") =>
         $@"<log4net>
-             <appender name=""async"" type=""{Kind.TypeAttribute}"">{settings}{refs}</appender>
+             <appender name=""async"" type=""{Kind.TypeAttribute}"">{DefaultSettings}{settings}{refs}</appender>
              {appenders ?? RecordingChild()}
              <root><level value=""ALL"" /><appender-ref ref=""async"" />{rootRefs}</root>
            </log4net>";
+
+#if INTERCEPTED
+    // The fields the recording children read, named: fix=Auto would add the properties for a child type it does not
+    // know, and an appender that captures them takes log4net's path. A test's own fix comes later and wins.
+    private const string DefaultSettings = @"<fix value=""Message, ThreadName, Exception"" />";
+#else
+    private const string DefaultSettings = "";
+#endif
 
     protected Log4netHarness Track(Log4netHarness harness)
     {

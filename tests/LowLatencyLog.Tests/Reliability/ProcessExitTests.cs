@@ -15,22 +15,27 @@ public sealed class ProcessExitTests
 {
     private static readonly string[] FileKinds = { "BufferedFileAppender", "RollingBufferedFileAppender", "log4net" };
 
+    // The child process's calls are intercepted: each case runs on the fast path (SPEC 22) and on log4net's path.
+    private static readonly bool[] FastPaths = { true, false };
+
     public static TestCaseData[] Cases() =>
         (from kind in AsyncAppenderKind.All
          from file in FileKinds
-         select new TestCaseData(kind.TypeName, file).SetName($"{kind.TypeName} -> {file}")).ToArray();
+         from fast in FastPaths
+         select new TestCaseData(kind.TypeName, file, fast).SetName($"{kind.TypeName} -> {file}{Which(fast)}")).ToArray();
 
     /// <summary>Async 16: the process dies of an unhandled exception on another thread right after logging; the
     /// crash handler delivers and flushes what the appenders held, so every event logged before the crash is in the
     /// file.</summary>
     [TestCaseSource(nameof(CrashCases))]
-    public void UnhandledExceptionRightAfterLogging_EveryEventLoggedBeforeIsOnDisk(string asyncType, string fileKind)
+    public void UnhandledExceptionRightAfterLogging_EveryEventLoggedBeforeIsOnDisk(string asyncType, string fileKind, bool fastPath)
     {
         string folder = Directory.CreateTempSubdirectory("lll-crash-").FullName;
         try
         {
             string path = Path.Combine(folder, "app.log");
             var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+            start.Environment["LLL_FAST_PATH"] = fastPath ? "true" : "false";
             foreach (string argument in new[] { Path.Combine(AppContext.BaseDirectory, "LowLatencyLog.KillTarget.dll"), "crash", asyncType, fileKind, path })
             {
                 start.ArgumentList.Add(argument);
@@ -56,16 +61,20 @@ public sealed class ProcessExitTests
     public static TestCaseData[] CrashCases() =>
         (from kind in AsyncAppenderKind.All
          from file in new[] { "BufferedFileAppender", "RollingBufferedFileAppender" }
-         select new TestCaseData(kind.TypeName, file).SetName($"crash: {kind.TypeName} -> {file}")).ToArray();
+         from fast in FastPaths
+         select new TestCaseData(kind.TypeName, file, fast).SetName($"crash: {kind.TypeName} -> {file}{Which(fast)}")).ToArray();
+
+    private static string Which(bool fast) => fast ? "" : ", log4net's path";
 
     [TestCaseSource(nameof(Cases))]
-    public void ReturnFromMainWithoutShutdown_EveryEventIsOnDisk(string asyncType, string fileKind)
+    public void ReturnFromMainWithoutShutdown_EveryEventIsOnDisk(string asyncType, string fileKind, bool fastPath)
     {
         string folder = Directory.CreateTempSubdirectory("lll-exit-").FullName;
         try
         {
             string path = Path.Combine(folder, "app.log");
             var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
+            start.Environment["LLL_FAST_PATH"] = fastPath ? "true" : "false";
             foreach (string argument in new[] { Path.Combine(AppContext.BaseDirectory, "LowLatencyLog.KillTarget.dll"), "exit", asyncType, fileKind, path })
             {
                 start.ArgumentList.Add(argument);
