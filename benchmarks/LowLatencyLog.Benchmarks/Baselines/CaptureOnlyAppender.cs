@@ -6,10 +6,11 @@ using LowLatencyLog.Capture;
 namespace LowLatencyLog.Benchmarks.Baselines;
 
 /// <summary>
-/// Benchmark only: takes an intercepted call as the async appenders do (SPEC 22's fast path: the same capture of the
+/// Benchmark only: captures an intercepted call as the async appenders do (SPEC 22's fast path: the same capture of the
 /// message, thread name and exception) and then drops the captured event instead of handing it to a queue, counting it
 /// as our <c>NullAppender</c> counts. Beside <c>BoundedQueue+Null+Intercepted</c> it splits the calling thread's cost
-/// into the capture and the hand-over to the worker.
+/// into the capture and the rest: the async appender's re-entrancy guard and threshold check, the copy into the slot
+/// and the queue, which this appender leaves out.
 /// </summary>
 public sealed class CaptureOnlyAppender : IAppender, IFastTarget
 {

@@ -1,8 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
-using System.Reflection;
-using System.Runtime.Versioning;
 using log4net;
 using log4net.Core;
 using LowLatencyLog.Appender;
@@ -72,8 +70,7 @@ public sealed class SlotArenaTests
         Assert.That(regions, Has.Count.LessThanOrEqualTo(capacity + batch), "regions are reused lap after lap");
         // The .NET 8 build allocates arenas on the pinned object heap; the netstandard2.0 build (what .NET Framework
         // apps load) allocates a plain array, old from its allocation only on the large object heap.
-        string? framework = typeof(MessageText).Assembly.GetCustomAttribute<TargetFrameworkAttribute>()?.FrameworkName;
-        if (framework != null && framework.StartsWith(".NETCoreApp", StringComparison.Ordinal))
+        if (LibraryBuild.IsNetCore)
         {
             Assert.That(arenas.Select(GC.GetGeneration), Is.All.EqualTo(GC.MaxGeneration),
                 "on the pinned object heap: old from its allocation, never copied");

@@ -7,6 +7,7 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using LowLatencyLog.KillTarget;
+using LowLatencyLog.Tests.Support;
 using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Files;
@@ -42,6 +43,11 @@ public sealed class FileAppenderKillTests
     [TestCase("async-DisruptorAsyncAppender", 60, false)]
     public void KilledWhileLogging_LeavesOnlyWholeEventsInOrder(string kind, int batchesBeforeKill, bool fastPath = true)
     {
+        if (!fastPath && !FastPath.InThisBuild)
+        {
+            Assert.Ignore("The library under test has no fast path: the same case asking for it ran log4net's path.");
+        }
+
         string path = Path.Combine(_folder, "app.log");
         RunAndKill(kind, path, batchesBeforeKill, delayTicks: 0, fastPath);
         long events = AssertWholeEventsInOrder(_folder, path, out int files);
@@ -97,6 +103,11 @@ public sealed class FileAppenderKillTests
         using var child = Process.Start(start)!;
         try
         {
+            if (kind.StartsWith("async-", StringComparison.Ordinal))
+            {
+                FastPath.AssertChildTook(child.StandardOutput.ReadLine(), fastPath);
+            }
+
             for (int i = 0; i < batches; i++)
             {
                 Assert.That(child.StandardOutput.ReadLine(), Does.StartWith("flushed"), "the child is logging");

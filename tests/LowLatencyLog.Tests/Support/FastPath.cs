@@ -1,7 +1,10 @@
 using System;
+using System.Globalization;
 using System.Reflection;
+using System.Text.RegularExpressions;
 using System.Runtime.Versioning;
 using LowLatencyLog.Appender;
+using NUnit.Framework;
 
 namespace LowLatencyLog.Tests.Support;
 
@@ -18,7 +21,33 @@ internal static class FastPath
 
     /// <summary>Whether the library build under test has the fast path (the netstandard2.0 build, which .NET Framework
     /// applications load and CI also runs these tests against, has none: every call takes log4net's path).</summary>
-    public static bool InThisBuild { get; } =
+    public static bool InThisBuild => LibraryBuild.IsNetCore;
+
+    /// <summary>
+    /// Checks the line the kill target prints after its first calls ("least bytes a call N, library fast path B"):
+    /// they took the fast path exactly when the test asked for it (<paramref name="asked"/>) and the library the child
+    /// loaded has one, and log4net's path (its event allocated) otherwise.
+    /// </summary>
+    public static void AssertChildTook(string? line, bool asked)
+    {
+        Match match = Regex.Match(line ?? "", @"^least bytes a call (\d+), library fast path (True|False)$");
+        Assert.That(match.Success, Is.True, $"the child's first line: {line}");
+        long bytes = long.Parse(match.Groups[1].Value, CultureInfo.InvariantCulture);
+        if (asked && match.Groups[2].Value == "True")
+        {
+            Assert.That(bytes, Is.LessThan(100), "the child's calls took the fast path");
+        }
+        else
+        {
+            Assert.That(bytes, Is.GreaterThanOrEqualTo(100), "the child's calls took log4net's path");
+        }
+    }
+}
+
+internal static class LibraryBuild
+{
+    /// <summary>Whether the library under test is its .NET 8 build (else the netstandard2.0 one).</summary>
+    public static bool IsNetCore { get; } =
         typeof(AsyncForwardingAppender).Assembly.GetCustomAttribute<TargetFrameworkAttribute>()?.FrameworkName
             .StartsWith(".NETCoreApp", StringComparison.Ordinal) == true;
 }
