@@ -23,6 +23,20 @@ internal static class FastPath
     /// applications load and CI also runs these tests against, has none: every call takes log4net's path).</summary>
     public static bool InThisBuild => LibraryBuild.IsNetCore;
 
+    /// <summary>Checks the bytes a call allocated on the calling thread: none on the fast path, in a build that has one;
+    /// on the netstandard2.0 build, log4net's event.</summary>
+    public static void AssertCallsTookIt(double perCall, string message)
+    {
+        if (InThisBuild)
+        {
+            Assert.That(perCall, Is.LessThan(1), message);
+        }
+        else
+        {
+            Assert.That(perCall, Is.GreaterThanOrEqualTo(100), "the netstandard2.0 build has no fast path");
+        }
+    }
+
     /// <summary>
     /// Checks the line the kill target prints after its first calls ("least bytes a call N, library fast path B"):
     /// they took the fast path exactly when the test asked for it (<paramref name="asked"/>) and the library the child
